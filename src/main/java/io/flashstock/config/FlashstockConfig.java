@@ -1,0 +1,82 @@
+package io.flashstock.config;
+
+import java.time.Duration;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+/**
+ * Every flashstock setting, under the {@code flashstock.} prefix. Environment variables follow the usual
+ * MicroProfile mapping, e.g. {@code FLASHSTOCK_STRATEGY}, {@code FLASHSTOCK_RESERVATION_TTL}.
+ */
+@ConfigMapping(prefix = "flashstock")
+public interface FlashstockConfig {
+
+    /**
+     * Deduction strategy, read once at startup: {@code db-optimistic}, {@code redis-lua} or {@code redis-lock}.
+     * The config profiles of the same names set it too. An unknown value stops startup.
+     */
+    @WithDefault("db-optimistic")
+    String strategy();
+
+    /** How long a RESERVED order holds its units before the expiry job returns them to stock. */
+    @WithDefault("15m")
+    Duration reservationTtl();
+
+    /** Largest quantity a single purchase may ask for; larger requests get 400 {@code invalid-request}. */
+    @WithDefault("10")
+    int maxQuantityPerRequest();
+
+    /**
+     * Largest request body; larger ones get 413 {@code payload-too-large}. Keep
+     * {@code quarkus.http.limits.max-body-size} (the transport's hard ceiling) above it.
+     */
+    @WithDefault("16K")
+    io.quarkus.runtime.configuration.MemorySize maxBodySize();
+
+    /** Seconds sent in {@code Retry-After} with a 503 {@code unavailable}. */
+    @WithDefault("1")
+    int retryAfterSeconds();
+
+    /** Prefix of the {@code type} URI of every problem+json answer; the problem code is appended. */
+    @WithDefault("urn:flashstock:problem:")
+    String problemTypePrefix();
+
+    /** Retries of the {@code db-optimistic} strategy after an optimistic conflict. */
+    Optimistic optimistic();
+
+    /** The reservation expiry job. */
+    Expiry expiry();
+
+    interface Optimistic {
+        /** Attempts per purchase (the first included) before answering 503. */
+        @WithDefault("30")
+        int maxAttempts();
+
+        /** Time budget per purchase across all attempts before answering 503. */
+        @WithDefault("3s")
+        Duration maxTime();
+
+        /** First backoff ceiling; each retry sleeps a random time up to a ceiling that doubles per attempt. */
+        @WithDefault("2ms")
+        Duration initialBackoff();
+
+        /** Largest backoff ceiling. */
+        @WithDefault("64ms")
+        Duration maxBackoff();
+    }
+
+    interface Expiry {
+        /** Run the expiry job in this pod. Every pod may run it: claims use FOR UPDATE SKIP LOCKED. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** How often each pod looks for expired reservations, e.g. {@code 5s}. */
+        @WithDefault("5s")
+        String interval();
+
+        /** Orders claimed per transaction. */
+        @WithDefault("200")
+        int batchSize();
+    }
+}

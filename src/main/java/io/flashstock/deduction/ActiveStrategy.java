@@ -1,0 +1,51 @@
+package io.flashstock.deduction;
+
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import io.flashstock.config.FlashstockConfig;
+import io.quarkus.runtime.Startup;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import org.jboss.logging.Logger;
+
+/**
+ * Picks the {@link DeductionStrategy} named by {@code flashstock.strategy} once, at startup. An unknown name,
+ * or a name whose implementation is not in this build, stops startup with a message that says which values work
+ * ({@link Startup}: the check runs when the application starts, not on the first purchase).
+ */
+@Startup
+@ApplicationScoped
+public class ActiveStrategy {
+
+    private static final Logger LOG = Logger.getLogger(ActiveStrategy.class);
+
+    private final DeductionStrategy strategy;
+
+    ActiveStrategy(FlashstockConfig config, @Any Instance<DeductionStrategy> implementations) {
+        Map<StrategyName, DeductionStrategy> available = implementations.stream()
+                .collect(Collectors.toMap(DeductionStrategy::name, Function.identity()));
+        String configured = config.strategy();
+        StrategyName name = StrategyName.parse(configured).orElseThrow(() -> new IllegalStateException(
+                "Unknown flashstock.strategy '" + configured + "'. Use one of: " + StrategyName.allConfigValues()
+                        + " (config profile, FLASHSTOCK_STRATEGY or flashstock.strategy)."));
+        strategy = available.get(name);
+        if (strategy == null) {
+            throw new IllegalStateException("flashstock.strategy '" + configured
+                    + "' is not implemented in this build. Available here: "
+                    + available.keySet().stream().map(StrategyName::configValue).sorted()
+                            .collect(Collectors.joining(", ")) + ".");
+        }
+        LOG.infof("Deduction strategy: %s", name.configValue());
+    }
+
+    public DeductionStrategy get() {
+        return strategy;
+    }
+
+    public StrategyName name() {
+        return strategy.name();
+    }
+}

@@ -1,0 +1,17 @@
+package io.flashstock.deduction;
+
+/**
+ * Decides purchases: checks the Idempotency-Key, the user's limit and availability, deducts, and records the
+ * order, as one atomic step as far as clients can tell. Business refusals are thrown as
+ * {@link io.flashstock.error.FlashstockException} (sold-out, purchase-limit, idempotency-key-reused,
+ * item-not-found); when the strategy cannot decide in time it throws
+ * {@link io.flashstock.error.UnavailableException}. Either way nothing was deducted.
+ *
+ * <p>One implementation per {@link StrategyName}, selected at startup by {@link ActiveStrategy}.
+ */
+public interface DeductionStrategy {
+
+    StrategyName name();
+
+    PurchaseOutcome purchase(PurchaseCommand command);
+}

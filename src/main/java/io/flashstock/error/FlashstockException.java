@@ -1,0 +1,50 @@
+package io.flashstock.error;
+
+/**
+ * A domain outcome that answers a request with a problem+json body. The message is the problem's
+ * {@code detail}: written for the client, it never carries SQL, stack traces or host names.
+ */
+public class FlashstockException extends RuntimeException {
+
+    private final ProblemCode code;
+
+    public FlashstockException(ProblemCode code, String detail) {
+        this(code, detail, null);
+    }
+
+    protected FlashstockException(ProblemCode code, String detail, Throwable cause) {
+        super(detail, cause, false, false);
+        this.code = code;
+    }
+
+    public ProblemCode code() {
+        return code;
+    }
+
+    public static FlashstockException invalid(String detail) {
+        return new FlashstockException(ProblemCode.INVALID_REQUEST, detail);
+    }
+
+    public static FlashstockException itemNotFound(String sku) {
+        return new FlashstockException(ProblemCode.ITEM_NOT_FOUND, "No item with sku '" + sku + "'.");
+    }
+
+    public static FlashstockException orderNotFound(String orderId) {
+        return new FlashstockException(ProblemCode.ORDER_NOT_FOUND, "No order with id '" + orderId + "'.");
+    }
+
+    public static FlashstockException soldOut(String sku, int requested) {
+        return new FlashstockException(ProblemCode.SOLD_OUT,
+                "Item '" + sku + "' has fewer than " + requested + " unit(s) available.");
+    }
+
+    public static FlashstockException purchaseLimit(String sku, int limit) {
+        return new FlashstockException(ProblemCode.PURCHASE_LIMIT,
+                "This purchase would take the user over the limit of " + limit + " unit(s) of item '" + sku + "'.");
+    }
+
+    public static FlashstockException keyReused() {
+        return new FlashstockException(ProblemCode.IDEMPOTENCY_KEY_REUSED,
+                "This Idempotency-Key was already used with a different request.");
+    }
+}

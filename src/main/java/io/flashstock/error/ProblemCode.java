@@ -1,0 +1,58 @@
+package io.flashstock.error;
+
+/**
+ * The problem codes of the REST contract. Each ends the {@code type} URI of a problem+json answer.
+ */
+public enum ProblemCode {
+    INVALID_REQUEST("invalid-request", 400, "Invalid request"),
+    NOT_FOUND("not-found", 404, "Not found"),
+    ITEM_NOT_FOUND("item-not-found", 404, "Item not found"),
+    ORDER_NOT_FOUND("order-not-found", 404, "Order not found"),
+    METHOD_NOT_ALLOWED("method-not-allowed", 405, "Method not allowed"),
+    NOT_ACCEPTABLE("not-acceptable", 406, "Not acceptable"),
+    ITEM_EXISTS("item-exists", 409, "Item exists"),
+    SOLD_OUT("sold-out", 409, "Sold out"),
+    PURCHASE_LIMIT("purchase-limit", 409, "Purchase limit reached"),
+    ORDER_NOT_RESERVED("order-not-reserved", 409, "Order not reserved"),
+    REQUEST_IN_PROGRESS("request-in-progress", 409, "Request in progress"),
+    PAYLOAD_TOO_LARGE("payload-too-large", 413, "Payload too large"),
+    UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),
+    IDEMPOTENCY_KEY_REUSED("idempotency-key-reused", 422, "Idempotency key reused"),
+    INTERNAL_ERROR("internal-error", 500, "Internal error"),
+    UNAVAILABLE("unavailable", 503, "Service unavailable");
+
+    private final String code;
+    private final int status;
+    private final String title;
+
+    ProblemCode(String code, int status, String title) {
+        this.code = code;
+        this.status = status;
+        this.title = title;
+    }
+
+    public String code() {
+        return code;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String title() {
+        return title;
+    }
+
+    /** The code for a framework-level HTTP status (404 on an unknown path, 415, ...). */
+    public static ProblemCode forStatus(int status) {
+        return switch (status) {
+            case 404 -> NOT_FOUND;
+            case 405 -> METHOD_NOT_ALLOWED;
+            case 406 -> NOT_ACCEPTABLE;
+            case 413 -> PAYLOAD_TOO_LARGE;
+            case 415 -> UNSUPPORTED_MEDIA_TYPE;
+            case 503 -> UNAVAILABLE;
+            default -> status >= 500 ? INTERNAL_ERROR : INVALID_REQUEST;
+        };
+    }
+}

@@ -1,0 +1,50 @@
+package io.flashstock.item;
+
+import java.net.URI;
+
+import io.flashstock.rest.InputRules;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.jboss.resteasy.reactive.RestPath;
+
+@Path("/items")
+@Produces(MediaType.APPLICATION_JSON)
+public class ItemResource {
+
+    private final ItemService items;
+
+    ItemResource(ItemService items) {
+        this.items = items;
+    }
+
+    /** Creates an item with its initial stock: 201, or 409 {@code item-exists}. */
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response create(@NotNull(message = "a JSON body is required") @Valid CreateItemRequest request) {
+        ItemView item = items.create(request);
+        return Response.created(URI.create("/items/" + item.sku())).entity(item).build();
+    }
+
+    @GET
+    @Path("/{sku}")
+    public ItemView get(@RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku) {
+        return items.get(sku);
+    }
+
+    /** Adds units to stock and available. */
+    @POST
+    @Path("/{sku}/restock")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public ItemView restock(@RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
+            @NotNull(message = "a JSON body is required") @Valid RestockRequest request) {
+        return items.restock(sku, request.quantity());
+    }
+}

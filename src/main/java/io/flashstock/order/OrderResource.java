@@ -1,0 +1,48 @@
+package io.flashstock.order;
+
+import io.flashstock.error.FlashstockException;
+import io.flashstock.rest.InputRules;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import org.jboss.resteasy.reactive.RestPath;
+
+@Path("/orders/{orderId}")
+@Produces(MediaType.APPLICATION_JSON)
+public class OrderResource {
+
+    private final OrderService orders;
+
+    OrderResource(OrderService orders) {
+        this.orders = orders;
+    }
+
+    @GET
+    public OrderView get(@RestPath String orderId) {
+        return orders.get(checked(orderId));
+    }
+
+    /** Marks a RESERVED order paid: 200 CONFIRMED; 409 {@code order-not-reserved} if it was cancelled or expired. */
+    @POST
+    @Path("/confirm")
+    public OrderView confirm(@RestPath String orderId) {
+        return orders.confirm(checked(orderId));
+    }
+
+    /** Cancels a RESERVED order and returns its units: 200 CANCELLED, again 200 unchanged. */
+    @POST
+    @Path("/cancel")
+    public OrderView cancel(@RestPath String orderId) {
+        return orders.cancel(checked(orderId));
+    }
+
+    /** Ids are issued by us; anything that is not one cannot name an order. */
+    private static String checked(String orderId) {
+        if (!orderId.matches(InputRules.ORDER_ID)) {
+            throw FlashstockException.orderNotFound(orderId.length() > 64 ? orderId.substring(0, 64) : orderId);
+        }
+        return orderId;
+    }
+}

@@ -1,0 +1,87 @@
+package io.flashstock.order;
+
+import java.time.Instant;
+
+import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+
+/**
+ * One purchase. Status changes only through conditional updates ({@code ... WHERE status = 'RESERVED'}) in
+ * {@link OrderService} and {@link ReservationExpiryJob}, which is what makes returned units come back once.
+ */
+@Entity
+@Table(name = "purchase_order")
+public class PurchaseOrder extends PanacheEntityBase {
+
+    /** Time-ordered UUID (version 7), see {@link OrderIds}. */
+    @Id
+    @Column(name = "id", length = 36, nullable = false, updatable = false)
+    public String id;
+
+    @Column(name = "sku", length = 64, nullable = false, updatable = false)
+    public String sku;
+
+    @Column(name = "user_id", length = 64, nullable = false, updatable = false)
+    public String userId;
+
+    @Column(name = "quantity", nullable = false, updatable = false)
+    public int quantity;
+
+    @Enumerated(EnumType.STRING)
+    @Column(name = "status", length = 16, nullable = false)
+    public OrderStatus status;
+
+    @Column(name = "idempotency_key", length = 64, updatable = false)
+    public String idempotencyKey;
+
+    /** SHA-256 of the request an Idempotency-Key was first used with; a replay must match it. */
+    @Column(name = "request_fingerprint", length = 64, updatable = false)
+    public String requestFingerprint;
+
+    @Column(name = "created_at", nullable = false, updatable = false)
+    public Instant createdAt;
+
+    @Column(name = "expires_at", nullable = false, updatable = false)
+    public Instant expiresAt;
+
+    @Column(name = "updated_at", nullable = false)
+    public Instant updatedAt;
+
+    /** A new RESERVED order for a purchase decided at {@code now}, holding its units until {@code now + ttl}. */
+    public static PurchaseOrder reserved(String id, String sku, String userId, int quantity, String idempotencyKey,
+            String fingerprint, Instant now, java.time.Duration ttl) {
+        PurchaseOrder order = new PurchaseOrder();
+        order.id = id;
+        order.sku = sku;
+        order.userId = userId;
+        order.quantity = quantity;
+        order.status = OrderStatus.RESERVED;
+        order.idempotencyKey = idempotencyKey;
+        order.requestFingerprint = fingerprint;
+        order.createdAt = now;
+        order.expiresAt = now.plus(ttl);
+        order.updatedAt = now;
+        return order;
+    }
+
+    public static PurchaseOrder findByIdempotencyKey(String sku, String key) {
+        return find("sku = ?1 and idempotencyKey = ?2", sku, key).firstResult();
+    }
+
+    /** Units the user holds of the item: RESERVED + CONFIRMED orders. */
+    public static long unitsHeld(String sku, String userId) {
+        Long units = getEntityManager()
+                .createQuery("select coalesce(sum(o.quantity), 0) from PurchaseOrder o"
+                        + " where o.sku = :sku and o.userId = :userId and o.status in (:held)", Long.class)
+                .setParameter("sku", sku)
+                .setParameter("userId", userId)
+                .setParameter("held", java.util.List.of(OrderStatus.RESERVED, OrderStatus.CONFIRMED))
+                .getSingleResult();
+        return units == null ? 0 : units;
+    }
+}

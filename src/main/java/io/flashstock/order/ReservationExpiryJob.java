@@ -1,0 +1,125 @@
+package io.flashstock.order;
+
+import java.time.Instant;
+
+import io.flashstock.Timestamps;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.flashstock.config.FlashstockConfig;
+import io.flashstock.deduction.ConflictRetry;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import org.jboss.logging.Logger;
+
+/**
+ * Expires RESERVED orders whose reservation TTL has passed and returns their units, exactly once, with any
+ * number of pods running it: each batch claims due orders with {@code FOR UPDATE SKIP LOCKED} (another pod, or
+ * a concurrent cancel, holding a row makes this pod skip it), flips them to EXPIRED and returns their units in
+ * the same transaction.
+ */
+@ApplicationScoped
+public class ReservationExpiryJob {
+
+    private static final Logger LOG = Logger.getLogger(ReservationExpiryJob.class);
+    /** Bounds one run; the next run picks up where this one stopped. */
+    private static final int MAX_BATCHES_PER_RUN = 50;
+
+    private final EntityManager em;
+    private final ConflictRetry retry;
+    private final FlashstockConfig.Expiry settings;
+    private final Counter expired;
+    private volatile Instant lastRun;
+
+    ReservationExpiryJob(EntityManager em, ConflictRetry retry, FlashstockConfig config, MeterRegistry registry) {
+        this.em = em;
+        this.retry = retry;
+        this.settings = config.expiry();
+        this.expired = Counter.builder("flashstock.orders.expired")
+                .description("RESERVED orders expired and their units returned").register(registry);
+    }
+
+    @Scheduled(identity = "reservation-expiry", every = "${flashstock.expiry.interval:5s}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = Disabled.class)
+    void run() {
+        lastRun = Instant.now(); // wall clock for the liveness check, not stored
+        try {
+            expireDue();
+        } catch (RuntimeException e) {
+            LOG.warnf("Reservation expiry run failed; the next run retries: %s", e.toString());
+        }
+    }
+
+    /** Expires everything due now, batch by batch. Returns the number of orders expired by this call. */
+    public int expireDue() {
+        int total = 0;
+        for (int batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
+            int count = retry.inNewTransactions(this::expireOneBatch);
+            total += count;
+            if (count < settings.batchSize()) {
+                break;
+            }
+        }
+        if (total > 0) {
+            LOG.infof("Expired %d reservation(s)", total);
+        }
+        return total;
+    }
+
+    /** When the job last started in this pod ({@code null} before the first run). */
+    public Instant lastRun() {
+        return lastRun;
+    }
+
+    private int expireOneBatch() {
+        Instant now = Timestamps.now();
+        @SuppressWarnings("unchecked")
+        List<Object[]> due = em.createNativeQuery("SELECT id, sku, quantity FROM purchase_order"
+                + " WHERE status = 'RESERVED' AND expires_at <= ?1"
+                + " ORDER BY expires_at LIMIT ?2 FOR UPDATE SKIP LOCKED")
+                .setParameter(1, now)
+                .setParameter(2, settings.batchSize())
+                .getResultList();
+        if (due.isEmpty()) {
+            return 0;
+        }
+        List<String> ids = due.stream().map(row -> (String) row[0]).toList();
+        int flipped = em.createQuery("update PurchaseOrder set status = :expired, updatedAt = :now"
+                + " where id in :ids and status = :reserved")
+                .setParameter("expired", OrderStatus.EXPIRED)
+                .setParameter("now", now)
+                .setParameter("ids", ids)
+                .setParameter("reserved", OrderStatus.RESERVED)
+                .executeUpdate();
+        if (flipped != ids.size()) {
+            // Cannot happen while we hold the row locks; refuse to return units we cannot account for.
+            throw new IllegalStateException("Claimed " + ids.size() + " orders but expired " + flipped);
+        }
+        Map<String, Long> unitsBySku = new TreeMap<>(); // sorted: items are locked in one global order
+        for (Object[] row : due) {
+            unitsBySku.merge((String) row[1], ((Number) row[2]).longValue(), Long::sum);
+        }
+        unitsBySku.forEach((sku, units) -> OrderService.returnUnits(sku, units, now));
+        expired.increment(ids.size());
+        return ids.size();
+    }
+
+    /** Lets operators switch the job off in a pod with {@code flashstock.expiry.enabled=false}. */
+    @ApplicationScoped
+    public static class Disabled implements Scheduled.SkipPredicate {
+        private final boolean enabled;
+
+        Disabled(FlashstockConfig config) {
+            this.enabled = config.expiry().enabled();
+        }
+
+        @Override
+        public boolean test(io.quarkus.scheduler.ScheduledExecution execution) {
+            return !enabled;
+        }
+    }
+}

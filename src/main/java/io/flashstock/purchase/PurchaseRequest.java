@@ -1,0 +1,12 @@
+package io.flashstock.purchase;
+
+import io.flashstock.rest.InputRules;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+
+/** Body of {@code POST /items/{sku}/purchases}. The upper bound of quantity is configuration. */
+public record PurchaseRequest(
+        @NotNull @Pattern(regexp = InputRules.USER_ID, message = InputRules.USER_ID_MESSAGE) String userId,
+        @NotNull @Min(1) Integer quantity) {
+}

@@ -1,0 +1,52 @@
+package io.flashstock.purchase;
+
+import java.net.URI;
+
+import io.flashstock.deduction.PurchaseOutcome;
+import io.flashstock.rest.InputRules;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.jboss.resteasy.reactive.RestHeader;
+import org.jboss.resteasy.reactive.RestPath;
+
+@Path("/items/{sku}/purchases")
+@Produces(MediaType.APPLICATION_JSON)
+public class PurchaseResource {
+
+    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    static final String REPLAYED = "Idempotent-Replayed";
+
+    private final PurchaseService purchases;
+
+    PurchaseResource(PurchaseService purchases) {
+        this.purchases = purchases;
+    }
+
+    /**
+     * Reserves units for a buyer: 201 with the RESERVED order. With an Idempotency-Key, a repeat of the same
+     * request answers the first order again (header {@code Idempotent-Replayed: true}).
+     */
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response purchase(
+            @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
+            @RestHeader(IDEMPOTENCY_KEY) @Pattern(regexp = InputRules.IDEMPOTENCY_KEY,
+                    message = InputRules.IDEMPOTENCY_KEY_MESSAGE) String idempotencyKey,
+            @NotNull(message = "a JSON body is required") @Valid PurchaseRequest request) {
+        PurchaseOutcome outcome = purchases.purchase(sku, request, idempotencyKey);
+        Response.ResponseBuilder response = Response.status(Response.Status.CREATED)
+                .location(URI.create("/orders/" + outcome.order().orderId()))
+                .entity(outcome.order());
+        if (outcome.replayed()) {
+            response.header(REPLAYED, "true");
+        }
+        return response.build();
+    }
+}

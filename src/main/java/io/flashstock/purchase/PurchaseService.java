@@ -1,0 +1,69 @@
+package io.flashstock.purchase;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+import io.flashstock.config.FlashstockConfig;
+import io.flashstock.deduction.ActiveStrategy;
+import io.flashstock.deduction.DeductionStrategy;
+import io.flashstock.deduction.PurchaseCommand;
+import io.flashstock.deduction.PurchaseOutcome;
+import io.flashstock.error.FlashstockException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * Turns a validated purchase request into a {@link PurchaseCommand} and hands it to the active
+ * {@link DeductionStrategy}, which owns the transaction(s). Records the outcome in
+ * {@code flashstock.purchases} (tags: strategy, outcome).
+ */
+@ApplicationScoped
+public class PurchaseService {
+
+    private final DeductionStrategy strategy;
+    private final int maxQuantity;
+    private final MeterRegistry registry;
+
+    PurchaseService(ActiveStrategy active, FlashstockConfig config, MeterRegistry registry) {
+        this.strategy = active.get();
+        this.maxQuantity = config.maxQuantityPerRequest();
+        this.registry = registry;
+    }
+
+    public PurchaseOutcome purchase(String sku, PurchaseRequest request, String idempotencyKey) {
+        if (request.quantity() > maxQuantity) {
+            throw FlashstockException.invalid("quantity: must be at most " + maxQuantity + " per purchase");
+        }
+        String fingerprint = idempotencyKey == null ? null : fingerprint(request);
+        PurchaseCommand command = new PurchaseCommand(sku, request.userId(), request.quantity(), idempotencyKey,
+                fingerprint);
+        Timer.Sample sample = Timer.start(registry);
+        String outcome = "error";
+        try {
+            PurchaseOutcome result = strategy.purchase(command);
+            outcome = result.replayed() ? "replayed" : "reserved";
+            return result;
+        } catch (FlashstockException e) {
+            outcome = e.code().code();
+            throw e;
+        } finally {
+            sample.stop(registry.timer("flashstock.purchases", "strategy", strategy.name().configValue(),
+                    "outcome", outcome));
+        }
+    }
+
+    /** What an Idempotency-Key promises to keep meaning: the same user buying the same quantity. */
+    static String fingerprint(PurchaseRequest request) {
+        try {
+            MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+            byte[] digest = sha256.digest(
+                    (request.userId() + '\n' + request.quantity()).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java platform", e);
+        }
+    }
+}
