@@ -64,6 +64,13 @@ public interface FlashstockConfig {
         /** Largest backoff ceiling. */
         @WithDefault("64ms")
         Duration maxBackoff();
+
+        /**
+         * Most concurrent purchases of one item that this pod combines into one transaction (one versioned
+         * update, one batch of order inserts). 1 turns combining off.
+         */
+        @WithDefault("200")
+        int maxBatch();
     }
 
     interface Expiry {

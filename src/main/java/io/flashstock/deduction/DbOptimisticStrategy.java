@@ -2,37 +2,62 @@ package io.flashstock.deduction;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.flashstock.Timestamps;
-
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.error.FlashstockException;
+import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Item;
-import io.flashstock.order.OrderIds;
 import io.flashstock.order.OrderView;
 import io.flashstock.order.PurchaseOrder;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.PersistenceException;
 
 /**
- * {@code db-optimistic}: MySQL alone decides. Each attempt, in its own transaction, reads the item with its
- * version, checks the Idempotency-Key, availability and the user's limit, then writes the versioned update of
- * the item's counters and inserts the order. A concurrent change of the item makes the versioned update match
- * no row; {@link ConflictRetry} then starts a new transaction after a jittered pause.
+ * {@code db-optimistic}: MySQL alone decides, with optimistic locking on the item's {@code @Version}.
+ *
+ * <p>Plain optimistic locking collapses on one hot row: every concurrent buyer reads the same version and all but
+ * one of them conflict and retry. So concurrent purchases of the same item in this pod are <em>combined</em>:
+ * they queue per item, and whichever request holds the item's lane runs the whole queue (up to
+ * {@code flashstock.optimistic.max-batch}) as one transaction: read the item and its version once, decide each
+ * purchase in order (Idempotency-Key, availability, the user's limit), write one versioned update of the
+ * counters and insert the orders. Pods still compete for the row: a version mismatch (or MariaDB 1020, a
+ * deadlock, a concurrent insert of the same Idempotency-Key) makes {@link ConflictRetry} run the batch again in a
+ * NEW transaction after a jittered pause, bounded; exhausted → 503 for the batch, nothing deducted.
  *
  * <p>Why this is safe: every change of an item's counters (purchase, confirm, cancel, expiry, restock) bumps its
- * version, so the checks of an attempt whose update succeeds were made on the latest committed state. The CHECK
- * {@code available >= 0} backs this up in the schema.
+ * version, so the decisions of a batch whose update succeeds were made on the latest committed state. The CHECK
+ * {@code available >= 0} backs this up in the schema. A refusal (sold-out, limit, reused key) answers only its own
+ * request; the others of the batch go on.
  */
 @ApplicationScoped
 public class DbOptimisticStrategy implements DeductionStrategy {
 
     private final ConflictRetry retry;
     private final Duration reservationTtl;
+    private final int maxBatch;
+    private final long maxWaitNanos;
+    private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
+    private final DistributionSummary batchSizes;
 
-    DbOptimisticStrategy(ConflictRetry retry, FlashstockConfig config) {
+    DbOptimisticStrategy(ConflictRetry retry, FlashstockConfig config, MeterRegistry registry) {
         this.retry = retry;
         this.reservationTtl = config.reservationTtl();
+        this.maxBatch = Math.max(1, config.optimistic().maxBatch());
+        this.maxWaitNanos = config.optimistic().maxTime().toNanos();
+        this.batchSizes = DistributionSummary.builder("flashstock.db.batch.size")
+                .description("Purchases decided together in one db-optimistic transaction").register(registry);
     }
 
     @Override
@@ -42,50 +67,132 @@ public class DbOptimisticStrategy implements DeductionStrategy {
 
     @Override
     public PurchaseOutcome purchase(PurchaseCommand command) {
-        return retry.inNewTransactions(() -> attempt(command));
+        Lane lane = lanes.computeIfAbsent(command.sku(), sku -> new Lane());
+        Pending mine = new Pending(command);
+        lane.queue.add(mine);
+        boolean locked;
+        try {
+            locked = lane.lock.tryLock(maxWaitNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            locked = false;
+        }
+        if (!locked) {
+            if (lane.queue.remove(mine)) {
+                throw new UnavailableException("Too many concurrent purchases of this item; nothing was changed, "
+                        + "try again.");
+            }
+            return await(mine); // a leader took it already
+        }
+        try {
+            while (!mine.result.isDone()) {
+                runBatch(lane);
+            }
+        } finally {
+            lane.lock.unlock();
+        }
+        return await(mine);
     }
 
-    private PurchaseOutcome attempt(PurchaseCommand command) {
-        if (command.hasIdempotencyKey()) {
-            PurchaseOrder earlier = PurchaseOrder.findByIdempotencyKey(command.sku(), command.idempotencyKey());
-            if (earlier != null) {
-                return replay(earlier, command);
+    /** Takes up to max-batch queued purchases and completes each of them. Runs under the lane's lock. */
+    private void runBatch(Lane lane) {
+        List<Pending> batch = new ArrayList<>();
+        for (Pending next; batch.size() < maxBatch && (next = lane.queue.poll()) != null;) {
+            batch.add(next);
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        batchSizes.record(batch.size());
+        try {
+            List<Object> results = retry.inNewTransactions(() -> attempt(batch));
+            for (int i = 0; i < batch.size(); i++) {
+                batch.get(i).result.complete(results.get(i));
             }
+        } catch (RuntimeException e) {
+            batch.forEach(p -> p.result.complete(e));
         }
-        Item item = Item.findById(command.sku());
+    }
+
+    /**
+     * One transaction for the batch. Returns, per purchase in order, its {@link PurchaseOutcome} or the
+     * {@link FlashstockException} that refuses it.
+     */
+    private List<Object> attempt(List<Pending> batch) {
+        String sku = batch.get(0).command.sku();
+        Item item = Item.findById(sku);
+        List<Object> results = new ArrayList<>(batch.size());
         if (item == null) {
-            throw FlashstockException.itemNotFound(command.sku());
-        }
-        if (item.available < command.quantity()) {
-            throw FlashstockException.soldOut(command.sku(), command.quantity());
-        }
-        if (item.hasUserLimit()
-                && PurchaseOrder.unitsHeld(command.sku(), command.userId()) + command.quantity() > item.perUserLimit) {
-            throw FlashstockException.purchaseLimit(command.sku(), item.perUserLimit);
+            batch.forEach(p -> results.add(FlashstockException.itemNotFound(sku)));
+            return results;
         }
         Instant now = Timestamps.now();
-        item.reserve(command.quantity(), now);
-        // Versioned UPDATE first: it takes the item's row lock before the order insert's foreign-key check
-        // takes a shared one, so two buyers never deadlock on the same item.
-        Item.flush();
-        PurchaseOrder order = PurchaseOrder.reserved(OrderIds.next(), command.sku(), command.userId(),
-                command.quantity(), command.idempotencyKey(), command.fingerprint(), now, reservationTtl);
-        order.persist();
-        try {
-            PurchaseOrder.flush();
-        } catch (PersistenceException e) {
-            if (DbErrors.isDuplicateKey(e)) {
-                throw new RetryableConflict("Idempotency-Key inserted concurrently", e);
+        Map<String, PurchaseOrder> byKey = new HashMap<>();
+        Map<String, Long> heldByUser = new HashMap<>();
+        List<PurchaseOrder> orders = new ArrayList<>();
+        for (Pending pending : batch) {
+            PurchaseCommand command = pending.command;
+            try {
+                PurchaseOrder sameKey = command.hasIdempotencyKey() ? byKey.get(command.idempotencyKey()) : null;
+                PurchaseOutcome replay = sameKey != null
+                        ? DbPurchase.replay(command, OrderView.of(sameKey), sameKey.requestFingerprint)
+                        : DbPurchase.replayOrNull(command);
+                if (replay != null) {
+                    results.add(replay);
+                    continue;
+                }
+                long held = heldByUser.computeIfAbsent(command.userId(), user -> DbPurchase.unitsHeld(item, user));
+                DbPurchase.check(item, command, held);
+                item.reserve(command.quantity(), now);
+                heldByUser.put(command.userId(), held + command.quantity());
+                PurchaseOrder order = DbPurchase.newOrder(command, now, reservationTtl);
+                if (command.hasIdempotencyKey()) {
+                    byKey.put(command.idempotencyKey(), order);
+                }
+                orders.add(order);
+                results.add(new PurchaseOutcome(OrderView.of(order), false));
+            } catch (FlashstockException refused) {
+                results.add(refused);
             }
-            throw e;
         }
-        return new PurchaseOutcome(OrderView.of(order), false);
+        if (!orders.isEmpty()) {
+            // Versioned UPDATE first: it takes the item's row lock before the order inserts' foreign-key checks
+            // take shared ones, so two writers never deadlock on the same item.
+            Item.flush();
+            DbPurchase.insert(orders);
+        }
+        return results;
     }
 
-    static PurchaseOutcome replay(PurchaseOrder earlier, PurchaseCommand command) {
-        if (!earlier.requestFingerprint.equals(command.fingerprint())) {
-            throw FlashstockException.keyReused();
+    private static PurchaseOutcome await(Pending pending) {
+        Object result;
+        try {
+            result = pending.result.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UnavailableException("Interrupted while waiting for the purchase; try again.", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
         }
-        return new PurchaseOutcome(OrderView.of(earlier), true);
+        if (result instanceof RuntimeException refused) {
+            throw refused;
+        }
+        return (PurchaseOutcome) result;
+    }
+
+    /** The purchases of one item waiting in this pod, and the lock its current leader holds. */
+    private static final class Lane {
+        final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+        final ReentrantLock lock = new ReentrantLock();
+    }
+
+    private static final class Pending {
+        final PurchaseCommand command;
+        /** A {@link PurchaseOutcome} or the {@link RuntimeException} that answers the request. */
+        final CompletableFuture<Object> result = new CompletableFuture<>();
+
+        Pending(PurchaseCommand command) {
+            this.command = command;
+        }
     }
 }

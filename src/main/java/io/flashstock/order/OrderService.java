@@ -3,18 +3,18 @@ package io.flashstock.order;
 import java.time.Instant;
 
 import io.flashstock.Timestamps;
-
 import io.flashstock.deduction.ConflictRetry;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.item.Item;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.LockModeType;
 
 /**
- * Reads orders and moves them out of RESERVED. Each transition locks the order row first
- * ({@code SELECT ... FOR UPDATE}), decides on its current status, and moves the units in the same transaction,
- * so concurrent confirm / cancel / expiry calls apply exactly one transition and units come back exactly once.
+ * Reads orders and moves them out of RESERVED. Each transition is one conditional update
+ * ({@code UPDATE purchase_order SET status = ? WHERE id = ? AND status = 'RESERVED'}) followed, only when it
+ * changed the row, by the move of the units in the same transaction. The conditional update takes the order's
+ * row lock, so of concurrent confirm / cancel / expiry calls exactly one changes the row: units come back
+ * exactly once. (No {@code SELECT ... FOR UPDATE OF}: MariaDB does not accept Hibernate's MySQL 8 syntax.)
  * Lock order everywhere: order rows, then the item row.
  */
 @ApplicationScoped
@@ -27,26 +27,21 @@ public class OrderService {
     }
 
     public OrderView get(String orderId) {
-        return retry.inNewTransactions(() -> OrderView.of(find(orderId, LockModeType.NONE)));
+        return retry.inNewTransactions(() -> OrderView.of(find(orderId)));
     }
 
     /** RESERVED → CONFIRMED (paid): the units move from reserved to sold. Confirming twice is a no-op. */
     public OrderView confirm(String orderId) {
         return retry.inNewTransactions(() -> {
-            PurchaseOrder order = find(orderId, LockModeType.PESSIMISTIC_WRITE);
-            switch (order.status) {
-                case CONFIRMED:
-                    return OrderView.of(order);
-                case RESERVED:
-                    Instant now = Timestamps.now();
-                    order.status = OrderStatus.CONFIRMED;
-                    order.updatedAt = now;
-                    Item.update("reserved = reserved - ?1, sold = sold + ?1, version = version + 1, updatedAt = ?2"
-                            + " where sku = ?3", order.quantity, now, order.sku);
-                    return OrderView.of(order);
-                default:
-                    throw notReserved(order, "confirmed");
+            PurchaseOrder order = find(orderId);
+            Instant now = Timestamps.now();
+            if (transition(order, OrderStatus.CONFIRMED, now)) {
+                Item.update("reserved = reserved - ?1, sold = sold + ?1, version = version + 1, updatedAt = ?2"
+                        + " where sku = ?3", order.quantity, now, order.sku);
+            } else if (order.status != OrderStatus.CONFIRMED) {
+                throw notReserved(order, "confirmed");
             }
+            return OrderView.of(order);
         });
     }
 
@@ -56,20 +51,26 @@ public class OrderService {
      */
     public OrderView cancel(String orderId) {
         return retry.inNewTransactions(() -> {
-            PurchaseOrder order = find(orderId, LockModeType.PESSIMISTIC_WRITE);
-            switch (order.status) {
-                case CANCELLED, EXPIRED:
-                    return OrderView.of(order);
-                case RESERVED:
-                    Instant now = Timestamps.now();
-                    order.status = OrderStatus.CANCELLED;
-                    order.updatedAt = now;
-                    returnUnits(order.sku, order.quantity, now);
-                    return OrderView.of(order);
-                default:
-                    throw notReserved(order, "cancelled");
+            PurchaseOrder order = find(orderId);
+            Instant now = Timestamps.now();
+            if (transition(order, OrderStatus.CANCELLED, now)) {
+                returnUnits(order.sku, order.quantity, now);
+            } else if (order.status == OrderStatus.CONFIRMED) {
+                throw notReserved(order, "cancelled");
             }
+            return OrderView.of(order);
         });
+    }
+
+    /**
+     * Moves the order from RESERVED to {@code target} if it still is RESERVED; returns whether this call made the
+     * change. Either way {@code order} shows the current status afterwards.
+     */
+    private static boolean transition(PurchaseOrder order, OrderStatus target, Instant now) {
+        int changed = PurchaseOrder.update("status = ?1, updatedAt = ?2 where id = ?3 and status = ?4", target, now,
+                order.id, OrderStatus.RESERVED);
+        PurchaseOrder.getEntityManager().refresh(order);
+        return changed == 1;
     }
 
     /** Gives {@code quantity} reserved units of an item back to available. Caller holds the order row lock(s). */
@@ -78,8 +79,8 @@ public class OrderService {
                 + " where sku = ?3", (int) quantity, now, sku);
     }
 
-    private static PurchaseOrder find(String orderId, LockModeType lock) {
-        PurchaseOrder order = PurchaseOrder.findById(orderId, lock);
+    private static PurchaseOrder find(String orderId) {
+        PurchaseOrder order = PurchaseOrder.findById(orderId);
         if (order == null) {
             throw FlashstockException.orderNotFound(orderId);
         }

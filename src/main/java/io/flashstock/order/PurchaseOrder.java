@@ -81,6 +81,8 @@ public class PurchaseOrder extends PanacheEntityBase {
                 .setParameter("sku", sku)
                 .setParameter("userId", userId)
                 .setParameter("held", java.util.List.of(OrderStatus.RESERVED, OrderStatus.CONFIRMED))
+                // Pending changes of the caller's transaction stay pending: it decides when to flush.
+                .setFlushMode(jakarta.persistence.FlushModeType.COMMIT)
                 .getSingleResult();
         return units == null ? 0 : units;
     }

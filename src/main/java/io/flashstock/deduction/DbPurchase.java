@@ -1,0 +1,101 @@
+package io.flashstock.deduction;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import io.flashstock.error.FlashstockException;
+import io.flashstock.item.Item;
+import io.flashstock.order.OrderIds;
+import io.flashstock.order.OrderView;
+import io.flashstock.order.PurchaseOrder;
+import jakarta.persistence.PersistenceException;
+
+/**
+ * The steps of a purchase that the MySQL-deciding strategies share, each run inside the strategy's transaction.
+ */
+final class DbPurchase {
+
+    private DbPurchase() {
+    }
+
+    /** The earlier answer for a repeated Idempotency-Key, or {@code null}; 422 if the key meant another request. */
+    static PurchaseOutcome replayOrNull(PurchaseCommand command) {
+        if (!command.hasIdempotencyKey()) {
+            return null;
+        }
+        PurchaseOrder earlier = PurchaseOrder.findByIdempotencyKey(command.sku(), command.idempotencyKey());
+        return earlier == null ? null : replay(command, OrderView.of(earlier), earlier.requestFingerprint);
+    }
+
+    /** The answer to a repeated Idempotency-Key whose first use made {@code earlier} with {@code fingerprint}. */
+    static PurchaseOutcome replay(PurchaseCommand command, OrderView earlier, String fingerprint) {
+        if (!command.fingerprint().equals(fingerprint)) {
+            throw FlashstockException.keyReused();
+        }
+        return new PurchaseOutcome(earlier, true);
+    }
+
+    /** The item, or 404. */
+    static Item item(String sku) {
+        Item item = Item.findById(sku);
+        if (item == null) {
+            throw FlashstockException.itemNotFound(sku);
+        }
+        return item;
+    }
+
+    /**
+     * Refuses the purchase if the item has not the units, or if the user, already holding {@code unitsHeld}, would
+     * go over the limit.
+     */
+    static void check(Item item, PurchaseCommand command, long unitsHeld) {
+        if (item.available < command.quantity()) {
+            throw FlashstockException.soldOut(command.sku(), command.quantity());
+        }
+        if (item.hasUserLimit() && unitsHeld + command.quantity() > item.perUserLimit) {
+            throw FlashstockException.purchaseLimit(command.sku(), item.perUserLimit);
+        }
+    }
+
+    /** Units the user holds in MySQL, or 0 without asking when the item has no limit. */
+    static long unitsHeld(Item item, String userId) {
+        return item.hasUserLimit() ? PurchaseOrder.unitsHeld(item.sku, userId) : 0;
+    }
+
+    /** The item, after checking it exists, has the units, and the user stays within the limit. */
+    static Item checkedItem(PurchaseCommand command) {
+        Item item = item(command.sku());
+        check(item, command, unitsHeld(item, command.userId()));
+        return item;
+    }
+
+    /** A new RESERVED order for the command, not yet persisted. */
+    static PurchaseOrder newOrder(PurchaseCommand command, Instant now, Duration ttl) {
+        return PurchaseOrder.reserved(OrderIds.next(), command.sku(), command.userId(), command.quantity(),
+                command.idempotencyKey(), command.fingerprint(), now, ttl);
+    }
+
+    /** Inserts one RESERVED order for the command; see {@link #insert(List)}. */
+    static PurchaseOrder insertOrder(PurchaseCommand command, Instant now, Duration ttl) {
+        PurchaseOrder order = newOrder(command, now, ttl);
+        insert(List.of(order));
+        return order;
+    }
+
+    /**
+     * Inserts the orders (one JDBC batch). A concurrent insert of the same Idempotency-Key surfaces as
+     * {@link RetryableConflict}: the next attempt replays that order.
+     */
+    static void insert(List<PurchaseOrder> orders) {
+        orders.forEach(order -> order.persist());
+        try {
+            PurchaseOrder.flush();
+        } catch (PersistenceException e) {
+            if (DbErrors.isDuplicateKey(e)) {
+                throw new RetryableConflict("Idempotency-Key inserted concurrently", e);
+            }
+            throw e;
+        }
+    }
+}

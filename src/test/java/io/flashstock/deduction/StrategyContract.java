@@ -1,0 +1,340 @@
+package io.flashstock.deduction;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.endsWith;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.Test;
+
+import static io.flashstock.testsupport.Shop.*;
+
+import io.flashstock.testsupport.Db;
+import io.flashstock.testsupport.Http;
+import io.flashstock.testsupport.Http.Reply;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
+
+/**
+ * The contract every deduction strategy keeps (../shared/design.md): written once, run against each strategy
+ * by a subclass that selects it with a test profile, and again against the packaged jar by its {@code *IT}.
+ * Concurrency cases assert exact counts, in the answers and in MySQL.
+ */
+public abstract class StrategyContract {
+
+    protected static final int BUYERS = 400;
+    protected static final int STOCK = 100;
+
+
+    // ---- I1 / I5: concurrent sell-out ---------------------------------------------------------------------------
+
+    @Test
+    void concurrentBuyersSellOutExactly() {
+        String sku = newSku("sellout");
+        createItem(sku, STOCK, 0);
+
+        List<Reply> replies = Http.concurrently(BUYERS, 64, i -> Http.post("/items/" + sku + "/purchases",
+                "{\"userId\":\"buyer-" + i + "\",\"quantity\":1}").build());
+
+        Map<Integer, Long> statuses = byStatus(replies);
+        assertEquals(Map.of(201, (long) STOCK, 409, (long) (BUYERS - STOCK)), statuses, "answers");
+        assertTrue(replies.stream().filter(r -> r.status() == 409).allMatch(r -> r.body().contains("sold-out")));
+        Set<String> orderIds = replies.stream().filter(r -> r.status() == 201)
+                .map(r -> JsonPath.from(r.body()).getString("orderId")).collect(Collectors.toSet());
+        assertEquals(STOCK, orderIds.size(), "distinct order ids");
+        assertEquals(STOCK, Db.orderCount(sku), "order rows");
+        assertCounters(sku, STOCK, 0, STOCK, 0);
+    }
+
+    @Test
+    void multiUnitPurchasesNeverOversell() {
+        String sku = newSku("multi");
+        createItem(sku, 50, 0);
+
+        List<Reply> replies = Http.concurrently(120, 40, i -> Http.post("/items/" + sku + "/purchases",
+                "{\"userId\":\"m-" + i + "\",\"quantity\":" + (1 + i % 3) + "}").build());
+
+        long unitsSold = 0;
+        for (int i = 0; i < replies.size(); i++) {
+            if (replies.get(i).status() == 201) {
+                unitsSold += 1 + i % 3;
+            } else {
+                assertEquals(409, replies.get(i).status(), replies.get(i).body());
+            }
+        }
+        Map<String, Long> row = Db.item(sku);
+        assertEquals(unitsSold, row.get("reserved"), "units reserved == units in 201 answers");
+        assertTrue(unitsSold <= 50 && unitsSold >= 48, "sold out to within one multi-unit purchase: " + unitsSold);
+        assertCounters(sku, 50, (int) (50 - unitsSold), (int) unitsSold, 0);
+    }
+
+    // ---- per-user limit -------------------------------------------------------------------------------------------
+
+    @Test
+    void perUserLimitHoldsUnderConcurrency() {
+        String sku = newSku("limit");
+        createItem(sku, STOCK, 2);
+
+        List<Reply> replies = Http.concurrently(20, 20, i -> Http.post("/items/" + sku + "/purchases",
+                "{\"userId\":\"greedy\",\"quantity\":1}").build());
+
+        assertEquals(Map.of(201, 2L, 409, 18L), byStatus(replies));
+        assertTrue(replies.stream().filter(r -> r.status() == 409).allMatch(r -> r.body().contains("purchase-limit")));
+        assertEquals(2, Db.count("SELECT COUNT(*) FROM purchase_order WHERE sku = ? AND user_id = 'greedy'", sku));
+        assertCounters(sku, STOCK, STOCK - 2, 2, 0);
+
+        // Another user is not affected; quantity over the limit in one go is refused.
+        buy(sku, "modest", 2);
+        purchase(sku, "bulk", 3, null).then().statusCode(409).body("type", endsWith("purchase-limit"));
+        // Cancelled units no longer count toward the limit; confirmed ones do.
+        String first = Db.firstOrderOf(sku, "greedy");
+        given().post("/orders/" + first + "/cancel").then().statusCode(200).body("status", equalTo("CANCELLED"));
+        buy(sku, "greedy", 1);
+        purchase(sku, "greedy", 1, null).then().statusCode(409).body("type", endsWith("purchase-limit"));
+    }
+
+    // ---- idempotency ------------------------------------------------------------------------------------------------
+
+    @Test
+    void idempotentReplayReturnsTheFirstOrder() {
+        String sku = newSku("idem");
+        createItem(sku, 10, 0);
+        String key = "key-" + UUID.randomUUID();
+
+        String orderId = purchase(sku, "u-1", 2, key).then().statusCode(201).extract().path("orderId");
+        purchase(sku, "u-1", 2, key).then().statusCode(201)
+                .header("Idempotent-Replayed", "true").body("orderId", equalTo(orderId));
+        assertCounters(sku, 10, 8, 2, 0);
+
+        purchase(sku, "u-1", 3, key).then().statusCode(422)
+                .contentType("application/problem+json").body("type", endsWith("idempotency-key-reused"));
+        purchase(sku, "u-2", 2, key).then().statusCode(422).body("type", endsWith("idempotency-key-reused"));
+        assertCounters(sku, 10, 8, 2, 0);
+        assertEquals(1, Db.orderCount(sku));
+
+        // The same key on another item is another purchase.
+        String other = newSku("idem2");
+        createItem(other, 10, 0);
+        purchase(other, "u-1", 2, key).then().statusCode(201).body("orderId", org.hamcrest.Matchers.not(orderId));
+    }
+
+    @Test
+    void parallelIdenticalRequestsMakeOneOrder() {
+        String sku = newSku("idem-par");
+        createItem(sku, 100, 0);
+        String key = "par-" + UUID.randomUUID();
+
+        List<Reply> replies = Http.concurrently(30, 30, i -> Http.post("/items/" + sku + "/purchases",
+                "{\"userId\":\"same\",\"quantity\":1}").header("Idempotency-Key", key).build());
+
+        Set<String> orderIds = replies.stream().filter(r -> r.status() == 201)
+                .map(r -> JsonPath.from(r.body()).getString("orderId")).collect(Collectors.toSet());
+        assertEquals(1, orderIds.size(), "one order id across all 2xx answers");
+        assertTrue(replies.stream().allMatch(r -> r.status() == 201
+                || (r.status() == 409 && r.body().contains("request-in-progress"))), "only 201 or in-progress");
+        assertEquals(1, Db.orderCount(sku));
+        assertCounters(sku, 100, 99, 1, 0);
+    }
+
+    // ---- order lifecycle --------------------------------------------------------------------------------------------
+
+    @Test
+    void confirmMovesUnitsToSold() {
+        String sku = newSku("confirm");
+        createItem(sku, 5, 0);
+        String orderId = buy(sku, "payer", 2);
+
+        given().get("/orders/" + orderId).then().statusCode(200).body("status", equalTo("RESERVED"))
+                .body("sku", equalTo(sku)).body("userId", equalTo("payer")).body("quantity", equalTo(2));
+        given().post("/orders/" + orderId + "/confirm").then().statusCode(200).body("status", equalTo("CONFIRMED"));
+        given().post("/orders/" + orderId + "/confirm").then().statusCode(200).body("status", equalTo("CONFIRMED"));
+        assertCounters(sku, 5, 3, 0, 2);
+
+        given().post("/orders/" + orderId + "/cancel").then().statusCode(409)
+                .contentType("application/problem+json").body("type", endsWith("order-not-reserved"));
+        assertCounters(sku, 5, 3, 0, 2);
+    }
+
+    @Test
+    void cancelReturnsUnitsExactlyOnce() {
+        String sku = newSku("cancel");
+        createItem(sku, 5, 0);
+        String orderId = buy(sku, "canceller", 3);
+        assertCounters(sku, 5, 2, 3, 0);
+
+        List<Reply> replies = Http.concurrently(10, 10,
+                i -> Http.post("/orders/" + orderId + "/cancel", "").build());
+        assertTrue(replies.stream().allMatch(r -> r.status() == 200 && r.body().contains("CANCELLED")),
+                "every cancel answers 200 CANCELLED");
+        given().post("/orders/" + orderId + "/cancel").then().statusCode(200).body("status", equalTo("CANCELLED"));
+        assertCounters(sku, 5, 5, 0, 0);
+
+        given().post("/orders/" + orderId + "/confirm").then().statusCode(409).body("type", endsWith("order-not-reserved"));
+        assertCounters(sku, 5, 5, 0, 0);
+    }
+
+    @Test
+    void expiredReservationsReturnUnitsExactlyOnce() throws InterruptedException {
+        String sku = newSku("expiry");
+        createItem(sku, 4, 0);
+        String due = buy(sku, "slow-payer", 3);
+        String kept = buy(sku, "fast-payer", 1);
+        Db.makeDue(due);
+
+        awaitStatus(due, "EXPIRED");
+        assertCounters(sku, 4, 3, 1, 0);
+        assertEquals("RESERVED", given().get("/orders/" + kept).then().extract().path("status"));
+
+        given().post("/orders/" + due + "/cancel").then().statusCode(200).body("status", equalTo("EXPIRED"));
+        given().post("/orders/" + due + "/confirm").then().statusCode(409).body("type", endsWith("order-not-reserved"));
+        Thread.sleep(1500); // further expiry runs must not return the units again
+        assertCounters(sku, 4, 3, 1, 0);
+    }
+
+    protected static void awaitStatus(String orderId, String status) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 15_000;
+        String seen = null;
+        while (System.currentTimeMillis() < deadline) {
+            seen = given().get("/orders/" + orderId).then().statusCode(200).extract().path("status");
+            if (status.equals(seen)) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        assertEquals(status, seen, "status of " + orderId + " within 15 s");
+    }
+
+    // ---- bad input: 4xx problem+json, nothing changed ---------------------------------------------------------------
+
+    @Test
+    void badPurchaseInputIsRefusedAndChangesNothing() {
+        String sku = newSku("bad");
+        createItem(sku, 10, 0);
+        String orderId = buy(sku, "ok-user", 1);
+        JsonPath before = item(sku);
+
+        String path = "/items/" + sku + "/purchases";
+        Map<String, Integer> bodies = new java.util.LinkedHashMap<>();
+        bodies.put("{\"userId\":\"u\",\"quantity\":\"1\"}", 400);
+        bodies.put("{\"userId\":\"u\",\"quantity\":1.9}", 400);
+        bodies.put("{\"userId\":\"u\",\"quantity\":1.0}", 400);
+        bodies.put("{\"userId\":\"u\",\"quantity\":true}", 400);
+        bodies.put("{\"userId\":\"u\",\"quantity\":null}", 400);
+        bodies.put("{\"userId\":\"u\",\"quantity\":0}", 400);
+        bodies.put("{\"userId\":\"u\",\"quantity\":-1}", 400);
+        bodies.put("{\"userId\":\"u\",\"quantity\":11}", 400);
+        bodies.put("{\"userId\":\"u\",\"quantity\":2147483648}", 400);
+        bodies.put("{\"userId\":\"u\",\"quantity\":99999999999999999999}", 400);
+        bodies.put("{\"userId\":\"u\"}", 400);
+        bodies.put("{\"quantity\":1}", 400);
+        bodies.put("{\"userId\":7,\"quantity\":1}", 400);
+        bodies.put("{\"userId\":\"\",\"quantity\":1}", 400);
+        bodies.put("{\"userId\":\"has space\",\"quantity\":1}", 400);
+        bodies.put("{\"userId\":\"" + "x".repeat(65) + "\",\"quantity\":1}", 400);
+        bodies.put("{\"userId\":\"u{1}\",\"quantity\":1}", 400);
+        bodies.put("{\"userId\":\"u\",\"quantity\":1,\"price\":0}", 400);
+        bodies.put("{\"userId\":\"u\",\"quantity\":1,\"quantity\":2}", 400);
+        bodies.put("{\"userId\":\"u\",\"quantity\":1", 400);
+        bodies.put("{\"userId\":\"u\",\"quantity\":1} trailing", 400);
+        bodies.put("[1]", 400);
+        bodies.put("\"text\"", 400);
+        bodies.put("null", 400);
+        bodies.put("", 400);
+        bodies.forEach((body, status) -> assertProblem(given().contentType(ContentType.JSON).body(body).post(path),
+                status, "invalid-request", body));
+
+        assertProblem(given().contentType(ContentType.TEXT).body("{\"userId\":\"u\",\"quantity\":1}").post(path),
+                415, "unsupported-media-type", "text/plain");
+        assertProblem(given().contentType(ContentType.JSON)
+                .body("{\"userId\":\"u\",\"quantity\":1,\"pad\":\"" + "x".repeat(17 * 1024) + "\"}").post(path),
+                413, "payload-too-large", "17 KiB body");
+        assertProblem(given().contentType(ContentType.JSON).header("Idempotency-Key", "k".repeat(65))
+                .body("{\"userId\":\"u\",\"quantity\":1}").post(path), 400, "invalid-request", "long key");
+        assertProblem(given().contentType(ContentType.JSON).header("Idempotency-Key", "has space")
+                .body("{\"userId\":\"u\",\"quantity\":1}").post(path), 400, "invalid-request", "key with space");
+        assertProblem(given().urlEncodingEnabled(false).contentType(ContentType.JSON)
+                .body("{\"userId\":\"u\",\"quantity\":1}").post("/items/bad%7Bsku%7D/purchases"), 400, "invalid-request", "bad sku");
+        assertProblem(given().contentType(ContentType.JSON).body("{\"userId\":\"u\",\"quantity\":1}")
+                .post("/items/" + sku + "-missing/purchases"), 404, "item-not-found", "unknown sku");
+        assertProblem(purchase(sku, "u", 10, null), 409, "sold-out", "more than available");
+
+        assertEquals(before.getMap(""), item(sku).getMap(""), "item unchanged by refused requests");
+        assertEquals(1, Db.orderCount(sku), "no order from refused requests");
+        given().get("/orders/" + orderId).then().statusCode(200).body("status", equalTo("RESERVED"));
+    }
+
+    @Test
+    void badItemAndOrderInputIsRefusedAndChangesNothing() {
+        String sku = newSku("bad-item");
+        createItem(sku, 10, 1);
+        JsonPath before = item(sku);
+
+        for (String body : List.of(
+                "{\"sku\":\"" + sku + "\",\"name\":\"again\",\"stock\":1}",
+                "{\"sku\":\"new-1\",\"name\":\"n\",\"stock\":-1}",
+                "{\"sku\":\"new-1\",\"name\":\"n\",\"stock\":\"5\"}",
+                "{\"sku\":\"new-1\",\"name\":\"n\",\"stock\":5.5}",
+                "{\"sku\":\"new-1\",\"name\":\"n\",\"stock\":2147483648}",
+                "{\"sku\":\"new-1\",\"name\":\"n\",\"stock\":5,\"perUserLimit\":-1}",
+                "{\"sku\":\"new 1\",\"name\":\"n\",\"stock\":5}",
+                "{\"sku\":\"-new\",\"name\":\"n\",\"stock\":5}",
+                "{\"sku\":\"new-1\",\"name\":\"\",\"stock\":5}",
+                "{\"sku\":\"new-1\",\"stock\":5}",
+                "{\"sku\":\"new-1\",\"name\":\"n\",\"stock\":5,\"color\":\"red\"}")) {
+            int expected = body.contains("again") ? 409 : 400;
+            assertProblem(given().contentType(ContentType.JSON).body(body).post("/items"), expected,
+                    expected == 409 ? "item-exists" : "invalid-request", body);
+        }
+        given().get("/items/new-1").then().statusCode(404).body("type", endsWith("item-not-found"));
+
+        for (String body : List.of("{\"quantity\":0}", "{\"quantity\":-5}", "{\"quantity\":\"5\"}",
+                "{\"quantity\":2147483647}", "{}", "{\"quantity\":1,\"x\":1}")) {
+            assertProblem(given().contentType(ContentType.JSON).body(body).post("/items/" + sku + "/restock"), 400,
+                    "invalid-request", body);
+        }
+        assertProblem(given().contentType(ContentType.JSON).body("{\"quantity\":1}").post("/items/nope-" + sku
+                + "/restock"), 404, "item-not-found", "restock unknown");
+        assertEquals(before.getMap(""), item(sku).getMap(""), "item unchanged");
+
+        assertProblem(given().get("/orders/0190a1b2-0000-7000-8000-000000000000"), 404, "order-not-found", "order");
+        assertProblem(given().get("/orders/not-an-id"), 404, "order-not-found", "bad order id");
+        assertProblem(given().post("/orders/0190a1b2-0000-7000-8000-000000000000/cancel"), 404, "order-not-found",
+                "cancel unknown");
+        assertProblem(given().get("/no-such-path"), 404, "not-found", "unknown path");
+        assertProblem(given().delete("/items/" + sku), 405, "method-not-allowed", "DELETE item");
+        assertEquals(0, Db.orderCount(sku));
+
+        given().contentType(ContentType.JSON).body("{\"quantity\":5}").post("/items/" + sku + "/restock")
+                .then().statusCode(200).body("stock", equalTo(15)).body("available", equalTo(15));
+        assertCounters(sku, 15, 15, 0, 0);
+    }
+
+    protected static void assertProblem(Response response, int status, String code, String what) {
+        response.then().statusCode(status);
+        assertTrue(response.contentType().startsWith("application/problem+json"),
+                what + ": content type " + response.contentType());
+        JsonPath problem = response.jsonPath();
+        assertTrue(problem.getString("type").endsWith(code), what + ": type " + problem.getString("type"));
+        assertEquals(status, problem.getInt("status"), what);
+        assertFalse(problem.getString("title").isBlank(), what);
+        String detail = problem.getString("detail");
+        assertFalse(detail == null || detail.isBlank(), what + ": detail");
+        for (String leak : List.of("Exception", "java.", "io.flashstock", "SQL", "select ", "insert ", "127.0.0.1",
+                "\tat ")) {
+            assertFalse(response.asString().contains(leak), what + " leaks '" + leak + "': " + response.asString());
+        }
+        if (status == 503) {
+            assertTrue(response.header("Retry-After") != null, what + ": Retry-After");
+        }
+    }
+}

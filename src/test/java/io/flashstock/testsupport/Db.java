@@ -1,0 +1,113 @@
+package io.flashstock.testsupport;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Plain JDBC to the same MySQL the service uses, for assertions that must not go through the service
+ * (works for @QuarkusTest and for @QuarkusIntegrationTest alike).
+ */
+public final class Db {
+
+    private Db() {
+    }
+
+    public static Connection connect() {
+        try {
+            return DriverManager.getConnection(LocalServersResource.jdbcUrl(), LocalServersResource.username(),
+                    LocalServersResource.password());
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The item's row: stock, available, reserved, sold, per_user_limit, version. */
+    public static Map<String, Long> item(String sku) {
+        return row("SELECT stock, available, reserved, sold, per_user_limit, version FROM item WHERE sku = ?", sku);
+    }
+
+    /** Orders of an item per status, and {@code units:<STATUS>} sums. */
+    public static Map<String, Long> orders(String sku) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        try (Connection c = connect();
+                PreparedStatement s = c.prepareStatement("SELECT status, COUNT(*), SUM(quantity) FROM purchase_order"
+                        + " WHERE sku = ? GROUP BY status")) {
+            s.setString(1, sku);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    counts.put(rs.getString(1), rs.getLong(2));
+                    counts.put("units:" + rs.getString(1), rs.getLong(3));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return counts;
+    }
+
+    public static long orderCount(String sku) {
+        return orders(sku).entrySet().stream().filter(e -> !e.getKey().startsWith("units:"))
+                .mapToLong(Map.Entry::getValue).sum();
+    }
+
+    public static long count(String sql, Object... params) {
+        return row(sql, params).values().iterator().next();
+    }
+
+    /** The oldest order of a user for an item. */
+    public static String firstOrderOf(String sku, String userId) {
+        try (Connection c = connect();
+                PreparedStatement s = c.prepareStatement("SELECT id FROM purchase_order WHERE sku = ? AND user_id = ?"
+                        + " ORDER BY id LIMIT 1")) {
+            s.setString(1, sku);
+            s.setString(2, userId);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Makes a reservation due now, as if its TTL had passed. */
+    public static void makeDue(String orderId) {
+        update("UPDATE purchase_order SET expires_at = UTC_TIMESTAMP(6) - INTERVAL 1 SECOND WHERE id = ?", orderId);
+    }
+
+    public static int update(String sql, Object... params) {
+        try (Connection c = connect(); PreparedStatement s = c.prepareStatement(sql)) {
+            bind(s, params);
+            return s.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Map<String, Long> row(String sql, Object... params) {
+        try (Connection c = connect(); PreparedStatement s = c.prepareStatement(sql)) {
+            bind(s, params);
+            try (ResultSet rs = s.executeQuery()) {
+                Map<String, Long> row = new LinkedHashMap<>();
+                if (rs.next()) {
+                    for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                        row.put(rs.getMetaData().getColumnLabel(i), rs.getLong(i));
+                    }
+                }
+                return row;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void bind(PreparedStatement s, Object... params) throws SQLException {
+        for (int i = 0; i < params.length; i++) {
+            s.setObject(i + 1, params[i]);
+        }
+    }
+}

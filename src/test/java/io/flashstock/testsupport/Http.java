@@ -1,0 +1,78 @@
+package io.flashstock.testsupport;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntFunction;
+
+import io.restassured.RestAssured;
+
+/**
+ * Many requests at once against the running service, all released together by a start gate. Uses the JDK
+ * client (one connection per in-flight request) so that the load is really concurrent.
+ */
+public final class Http {
+
+    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    private Http() {
+    }
+
+    public record Reply(int status, String body, String contentType) {
+    }
+
+    public static URI uri(String path) {
+        return URI.create(RestAssured.baseURI + ":" + RestAssured.port + path);
+    }
+
+    public static HttpRequest.Builder post(String path, String json) {
+        return HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json));
+    }
+
+    public static Reply send(HttpRequest request) {
+        try {
+            HttpResponse<String> response = CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
+            return new Reply(response.statusCode(), response.body(),
+                    response.headers().firstValue("Content-Type").orElse(""));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Sends {@code count} requests from {@code threads} threads, started together; replies in index order. */
+    public static List<Reply> concurrently(int count, int threads, IntFunction<HttpRequest> request) {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch gate = new CountDownLatch(1);
+        try {
+            List<Future<Reply>> futures = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                int index = i;
+                futures.add(pool.submit(() -> {
+                    gate.await();
+                    return send(request.apply(index));
+                }));
+            }
+            gate.countDown();
+            List<Reply> replies = new ArrayList<>();
+            for (Future<Reply> future : futures) {
+                replies.add(future.get());
+            }
+            return replies;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

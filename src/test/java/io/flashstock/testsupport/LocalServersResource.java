@@ -1,0 +1,91 @@
+package io.flashstock.testsupport;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+import io.flashstock.devservices.LocalServers;
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+
+/**
+ * The MySQL and Redis the tests run against: the ones configured through system properties or environment variables
+ * ({@code quarkus.datasource.jdbc.url} / {@code QUARKUS_DATASOURCE_JDBC_URL}, {@code quarkus.datasource.username},
+ * {@code quarkus.datasource.password}, {@code quarkus.redis.hosts} / {@code QUARKUS_REDIS_HOSTS}), by default
+ * {@value LocalServers#DEFAULT_JDBC_URL} as root without password and {@value LocalServers#DEFAULT_REDIS_HOSTS};
+ * where nothing answers there, embedded ones started once per JVM by {@link LocalServers}
+ * ({@code flashstock.local-servers.enabled=false} / {@code FLASHSTOCK_LOCAL_SERVERS_ENABLED=false} turns that off).
+ * <p>
+ * For {@code @QuarkusTest} and {@code @QuarkusIntegrationTest} alike ({@code @WithTestResource}): {@link #start()}
+ * returns all four settings, which the latter passes to the packaged application. The static getters give test code
+ * in the same JVM the same values for its own JDBC and Redis connections, also before {@link #start()} ran.
+ */
+public class LocalServersResource implements QuarkusTestResourceLifecycleManager {
+
+    private static volatile Map<String, String> resolved;
+
+    @Override
+    public Map<String, String> start() {
+        return new LinkedHashMap<>(resolve());
+    }
+
+    @Override
+    public void stop() {
+        // Embedded servers serve every test class of this JVM; they stop when the JVM exits.
+    }
+
+    /** JDBC URL of the MySQL/MariaDB under test. */
+    public static String jdbcUrl() {
+        return resolve().get(LocalServers.JDBC_URL);
+    }
+
+    public static String username() {
+        return resolve().get(LocalServers.USERNAME);
+    }
+
+    public static String password() {
+        return resolve().get(LocalServers.PASSWORD);
+    }
+
+    /** {@code redis://host:port[/db]} of the Redis under test. */
+    public static String redisHosts() {
+        return resolve().get(LocalServers.REDIS_HOSTS);
+    }
+
+    /** Resolved once per class loader; {@link LocalServers} makes the embedded servers themselves JVM-wide. */
+    static Map<String, String> resolve() {
+        Map<String, String> result = resolved;
+        if (result == null) {
+            synchronized (LocalServersResource.class) {
+                result = resolved;
+                if (result == null) {
+                    result = Map.copyOf(doResolve());
+                    resolved = result;
+                }
+            }
+        }
+        return result;
+    }
+
+    private static Map<String, String> doResolve() {
+        String jdbcUrl = setting(LocalServers.JDBC_URL, LocalServers.DEFAULT_JDBC_URL);
+        String redisHosts = setting(LocalServers.REDIS_HOSTS, LocalServers.DEFAULT_REDIS_HOSTS);
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put(LocalServers.JDBC_URL, jdbcUrl);
+        settings.put(LocalServers.USERNAME, setting(LocalServers.USERNAME, "root"));
+        settings.put(LocalServers.PASSWORD, setting(LocalServers.PASSWORD, ""));
+        settings.put(LocalServers.REDIS_HOSTS, redisHosts);
+        if (!"false".equalsIgnoreCase(setting("flashstock.local-servers.enabled", "true").trim())) {
+            settings.putAll(LocalServers.ensure(jdbcUrl, redisHosts));
+        }
+        return settings;
+    }
+
+    /** System property, else environment variable (MicroProfile Config naming), else the default. */
+    private static String setting(String name, String defaultValue) {
+        String value = System.getProperty(name);
+        if (value == null) {
+            value = System.getenv(name.replaceAll("[^A-Za-z0-9]", "_").toUpperCase(Locale.ROOT));
+        }
+        return value == null ? defaultValue : value;
+    }
+}

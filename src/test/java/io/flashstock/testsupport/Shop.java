@@ -1,0 +1,75 @@
+package io.flashstock.testsupport;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.endsWith;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+import io.flashstock.testsupport.Http.Reply;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
+
+/** Drives the service over REST the way a shop would, and checks its counters against MySQL. */
+public final class Shop {
+
+    private Shop() {
+    }
+
+
+    public static String newSku(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 13);
+    }
+
+    public static void createItem(String sku, int stock, int perUserLimit) {
+        given().contentType(ContentType.JSON)
+                .body(Map.of("sku", sku, "name", "Item " + sku, "stock", stock, "perUserLimit", perUserLimit))
+                .post("/items")
+                .then().statusCode(201)
+                .header("Location", endsWith("/items/" + sku))
+                .body("stock", equalTo(stock)).body("available", equalTo(stock))
+                .body("reserved", equalTo(0)).body("sold", equalTo(0));
+    }
+
+    public static JsonPath item(String sku) {
+        return given().get("/items/" + sku).then().statusCode(200).extract().jsonPath();
+    }
+
+    public static Response purchase(String sku, String userId, int quantity, String key) {
+        var request = given().contentType(ContentType.JSON)
+                .body("{\"userId\":\"" + userId + "\",\"quantity\":" + quantity + "}");
+        if (key != null) {
+            request.header("Idempotency-Key", key);
+        }
+        return request.post("/items/" + sku + "/purchases");
+    }
+
+    public static String buy(String sku, String userId, int quantity) {
+        return purchase(sku, userId, quantity, null).then().statusCode(201)
+                .header("Location", startsWith("http")).body("status", equalTo("RESERVED"))
+                .extract().path("orderId");
+    }
+
+    public static void assertCounters(String sku, int stock, int available, int reserved, int sold) {
+        JsonPath item = item(sku);
+        assertEquals(List.of(stock, available, reserved, sold), List.of(item.getInt("stock"),
+                item.getInt("available"), item.getInt("reserved"), item.getInt("sold")), "API counters of " + sku);
+        Map<String, Long> row = Db.item(sku);
+        assertEquals(List.of((long) stock, (long) available, (long) reserved, (long) sold),
+                List.of(row.get("stock"), row.get("available"), row.get("reserved"), row.get("sold")),
+                "MySQL counters of " + sku);
+        Map<String, Long> orders = Db.orders(sku);
+        assertEquals(reserved, orders.getOrDefault("units:RESERVED", 0L), "units in RESERVED orders");
+        assertEquals(sold, orders.getOrDefault("units:CONFIRMED", 0L), "units in CONFIRMED orders");
+    }
+
+    public static Map<Integer, Long> byStatus(List<Reply> replies) {
+        return replies.stream().collect(Collectors.groupingBy(Reply::status, Collectors.counting()));
+    }
+    }
