@@ -48,6 +48,9 @@ public interface FlashstockConfig {
     /** The reservation expiry job. */
     Expiry expiry();
 
+    /** Redis lock tokens of the {@code redis-lock} strategy. */
+    Lock lock();
+
     interface Optimistic {
         /** Attempts per purchase (the first included) before answering 503. */
         @WithDefault("30")
@@ -85,5 +88,23 @@ public interface FlashstockConfig {
         /** Orders claimed per transaction. */
         @WithDefault("200")
         int batchSize();
+    }
+
+    interface Lock {
+        /** Lease of a lock token; renewed every third of it while held, so a holder that stops renewing loses it. */
+        @WithDefault("2s")
+        Duration lease();
+
+        /** Longest wait for an item's lock before answering 503 {@code unavailable}. */
+        @WithDefault("2s")
+        Duration maxWait();
+
+        /** First backoff ceiling while waiting; doubles per try, with full jitter. */
+        @WithDefault("1ms")
+        Duration initialBackoff();
+
+        /** Largest backoff ceiling while waiting. */
+        @WithDefault("20ms")
+        Duration maxBackoff();
     }
 }

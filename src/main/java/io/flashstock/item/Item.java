@@ -45,6 +45,10 @@ public class Item extends PanacheEntityBase {
     @Column(name = "version", nullable = false)
     public long version;
 
+    /** Last fencing token accepted for this item (redis-lock); see {@code deduction/FencedReservation}. */
+    @Column(name = "fence", nullable = false)
+    public long fence;
+
     @Column(name = "created_at", nullable = false, updatable = false)
     public Instant createdAt;
 

@@ -21,4 +21,11 @@ public final class StrategyProfiles {
             return common("db-optimistic");
         }
     }
+
+    public static class RedisLock implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return common("redis-lock");
+        }
+    }
 }

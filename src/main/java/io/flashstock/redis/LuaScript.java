@@ -1,0 +1,105 @@
+package io.flashstock.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.vertx.mutiny.redis.client.Response;
+
+/**
+ * A Lua script from {@code src/main/resources/lua/}, read once. Runs with EVALSHA; when Redis answers NOSCRIPT
+ * (restarted, failed over, SCRIPT FLUSH) it runs EVAL once, which also puts the script back in Redis's cache.
+ * KEYS and ARGV are passed separately, and every key a script touches comes through KEYS.
+ */
+public final class LuaScript {
+
+    private final String name;
+    private final String source;
+    private final String sha1;
+
+    private LuaScript(String name, String source) {
+        this.name = name;
+        this.source = source;
+        this.sha1 = sha1(source);
+    }
+
+    /** Reads {@code lua/<name>.lua} from the class path (the native image includes {@code lua/**}). */
+    public static LuaScript load(String name) {
+        String path = "lua/" + name + ".lua";
+        try (InputStream in = Thread.currentThread().getContextClassLoader().getResourceAsStream(path)) {
+            if (in == null) {
+                throw new IllegalStateException("Missing Lua script " + path);
+            }
+            return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new IllegalStateException("Cannot read Lua script " + path, e);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String sha1() {
+        return sha1;
+    }
+
+    /** SCRIPT LOAD: makes the first EVALSHA succeed. */
+    public void preload(RedisDataSource redis) {
+        String loaded = redis.execute("SCRIPT", "LOAD", source).toString();
+        if (!sha1.equals(loaded)) {
+            throw new IllegalStateException("Redis hashed script " + name + " as " + loaded + ", expected " + sha1);
+        }
+    }
+
+    public Response run(RedisDataSource redis, List<String> keys, List<String> args) {
+        try {
+            return redis.execute("EVALSHA", command(sha1, keys, args));
+        } catch (RuntimeException e) {
+            if (!isNoScript(e)) {
+                throw e;
+            }
+            return redis.execute("EVAL", command(source, keys, args));
+        }
+    }
+
+    private static String[] command(String scriptOrSha, List<String> keys, List<String> args) {
+        String[] command = new String[2 + keys.size() + args.size()];
+        command[0] = scriptOrSha;
+        command[1] = Integer.toString(keys.size());
+        int i = 2;
+        for (String key : keys) {
+            command[i++] = key;
+        }
+        for (String arg : args) {
+            command[i++] = arg;
+        }
+        return command;
+    }
+
+    static boolean isNoScript(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().startsWith("NOSCRIPT")) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    private static String sha1(String source) {
+        try {
+            return HexFormat.of().formatHex(
+                    MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is part of every Java platform", e);
+        }
+    }
+}

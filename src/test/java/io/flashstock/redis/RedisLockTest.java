@@ -1,0 +1,166 @@
+package io.flashstock.redis;
+
+import static io.flashstock.testsupport.Shop.createItem;
+import static io.flashstock.testsupport.Shop.newSku;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+import io.flashstock.Timestamps;
+import io.flashstock.deduction.FencedReservation;
+import io.flashstock.deduction.StrategyProfiles;
+import io.flashstock.testsupport.LocalServersResource;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+
+/** The lock component against the real Redis: mutual exclusion, fencing, renewal, loss. */
+@QuarkusTest
+@TestProfile(StrategyProfiles.RedisLock.class)
+@WithTestResource(LocalServersResource.class)
+class RedisLockTest {
+
+    @Inject
+    RedisLock locks;
+
+    @Inject
+    FencedReservation fenced;
+
+    @Inject
+    RedisDataSource redis;
+
+    @Test
+    void sixteenThreadsNeverHoldTheLockTogether() throws Exception {
+        String sku = newSku("mutex");
+        int threads = 16;
+        int rounds = 100;
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger mostInside = new AtomicInteger();
+        Set<Long> fences = ConcurrentHashMap.newKeySet();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch gate = new CountDownLatch(1);
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            workers.add(pool.submit(() -> {
+                gate.await();
+                for (int i = 0; i < rounds; i++) {
+                    Lease lease = locks.acquire(sku, Duration.ofSeconds(5), Duration.ofSeconds(60));
+                    int now = inside.incrementAndGet();
+                    mostInside.accumulateAndGet(now, Math::max);
+                    fences.add(lease.fence());
+                    Thread.onSpinWait();
+                    inside.decrementAndGet();
+                    assertTrue(lease.release(), "a held lease releases cleanly");
+                }
+                return null;
+            }));
+        }
+        gate.countDown();
+        for (Future<?> worker : workers) {
+            worker.get();
+        }
+        pool.shutdown();
+        assertEquals(1, mostInside.get(), "holders inside the critical section at once");
+        assertEquals(threads * rounds, fences.size(), "every grant got its own fencing token");
+        assertEquals(0, locks.heldCount());
+        assertNull(redis.value(String.class).get(RedisKeys.lock(sku)), "no key left behind");
+    }
+
+    @Test
+    void holderPausedPastItsLeaseCanNeitherDeleteTheNextKeyNorWrite() throws Exception {
+        String sku = newSku("paused");
+        createItem(sku, 10, 0);
+
+        Lease paused = locks.acquire(sku, Duration.ofMillis(200), Duration.ofSeconds(1));
+        paused.suspendRenewalForTest(); // stop-the-world: this holder neither renews nor runs
+        Thread.sleep(400);
+
+        Lease next = locks.acquire(sku, Duration.ofSeconds(5), Duration.ofSeconds(2));
+        assertTrue(next.fence() > paused.fence(), "fencing tokens grow");
+        assertEquals(FencedReservation.Result.RESERVED, reserve(sku, next.fence()));
+
+        // The paused holder wakes up and carries on as if it still held the lock.
+        assertEquals(FencedReservation.Result.FENCED_OUT, reserve(sku, paused.fence()));
+        assertFalse(paused.release(), "the paused holder learns its lock was lost");
+        assertTrue(paused.isLost());
+        assertEquals(next.token, redis.value(String.class).get(RedisKeys.lock(sku)), "next holder's key intact");
+        assertTrue(next.release());
+        assertEquals(next.fence(), fenced.accepted(sku), "MySQL kept the newer token");
+    }
+
+    @Test
+    void renewalKeepsALongHoldAliveAndStopsAfterRelease() throws Exception {
+        String sku = newSku("renew");
+        Lease lease = locks.acquire(sku, Duration.ofMillis(300), Duration.ofSeconds(1));
+        Thread.sleep(1200); // four leases long
+        assertTrue(lease.isHeld(), "still held after four lease lengths");
+        assertTrue(lease.isRenewing());
+        assertEquals(lease.token, redis.value(String.class).get(RedisKeys.lock(sku)));
+        long ttl = redis.key().pttl(RedisKeys.lock(sku));
+        assertTrue(ttl > 0 && ttl <= 300, "lock key carries a TTL: " + ttl);
+
+        assertTrue(lease.release());
+        assertFalse(lease.isRenewing(), "renewal stopped on release");
+        Thread.sleep(400);
+        assertNull(redis.value(String.class).get(RedisKeys.lock(sku)), "a late renewal never re-creates the key");
+    }
+
+    @Test
+    void redisRestartWhileHeldLeavesNoRenewalRunning() throws Exception {
+        String sku = newSku("restart");
+        Lease lease = locks.acquire(sku, Duration.ofMillis(300), Duration.ofSeconds(1));
+        assertTrue(lease.isRenewing());
+
+        // What a Redis restart without persistence does to a holder: connections dropped, the key gone.
+        redis.execute("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "no");
+        deleteAfterReconnect(RedisKeys.lock(sku));
+
+        long deadline = System.currentTimeMillis() + 5_000;
+        while (lease.isRenewing() && System.currentTimeMillis() < deadline) {
+            Thread.sleep(20);
+        }
+        assertFalse(lease.isRenewing(), "renewal stopped once the lock was found lost");
+        assertTrue(lease.isLost());
+        assertFalse(lease.isHeld());
+        assertFalse(lease.release(), "release reports the lock as lost");
+
+        Lease after = locks.acquire(sku, Duration.ofSeconds(1), Duration.ofSeconds(1));
+        assertTrue(after.release(), "the lock works again after the restart");
+    }
+
+    /** The first command after CLIENT KILL may still pick a pooled connection that Redis closed. */
+    private void deleteAfterReconnect(String key) throws InterruptedException {
+        for (int attempt = 1;; attempt++) {
+            try {
+                redis.key().del(key);
+                return;
+            } catch (RuntimeException e) {
+                if (attempt == 10) {
+                    throw e;
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    private FencedReservation.Result reserve(String sku, long fence) {
+        return QuarkusTransaction.requiringNew().call(() -> fenced.reserve(sku, 1, fence, Timestamps.now()));
+    }
+}
