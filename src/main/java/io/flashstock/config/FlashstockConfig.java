@@ -51,6 +51,9 @@ public interface FlashstockConfig {
     /** Redis lock tokens of the {@code redis-lock} strategy. */
     Lock lock();
 
+    /** The Redis hot stock and its order relay ({@code redis-lua}). */
+    Lua lua();
+
     interface Optimistic {
         /** Attempts per purchase (the first included) before answering 503. */
         @WithDefault("30")
@@ -106,5 +109,49 @@ public interface FlashstockConfig {
         /** Largest backoff ceiling while waiting. */
         @WithDefault("20ms")
         Duration maxBackoff();
+    }
+
+    /** How {@code redis-lua} orders reach MySQL. */
+    enum Persistence {
+        /** The order is committed in MySQL before the 201; if that fails the units go back and the answer is 503. */
+        WRITE_THROUGH,
+        /** 201 once Redis holds the pending order; the relay persists pending orders to MySQL in batches. */
+        WRITE_BEHIND
+    }
+
+    interface Lua {
+        /** {@code write-through} or {@code write-behind}: see the README for the trade-off. */
+        @WithDefault("write-through")
+        Persistence persistence();
+
+        /** How long Redis remembers an Idempotency-Key's first order (MySQL keeps it for good). */
+        @WithDefault("24h")
+        Duration idempotencyTtl();
+
+        /** Most pending orders the relay persists in one MySQL transaction. */
+        @WithDefault("500")
+        int relayBatchSize();
+
+        /** Longest pause of the relay between rounds when no purchase wakes it. */
+        @WithDefault("200ms")
+        Duration relayInterval();
+
+        /**
+         * A pending order older than this is taken over by any pod's relay: its own pod crashed, or (write-through)
+         * its request died before persisting it.
+         */
+        @WithDefault("5s")
+        Duration claimAfter();
+
+        /**
+         * How often each pod checks the hot-stock generation in Redis (a restart or data loss is found within
+         * this), re-applies counter changes a crashed pod left unmirrored, and reconciles quiet items.
+         */
+        @WithDefault("1s")
+        Duration watchInterval();
+
+        /** An item whose hot stock did not change for this long is compared with MySQL and corrected. */
+        @WithDefault("5s")
+        Duration reconcileAfterQuiet();
     }
 }

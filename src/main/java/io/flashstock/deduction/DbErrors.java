@@ -39,6 +39,22 @@ public final class DbErrors {
         return false;
     }
 
+    /** MariaDB 4025 / MySQL 3819: a CHECK constraint refused the change (for flashstock: not enough units). */
+    private static final Set<Integer> CHECK_VIOLATION_CODES = Set.of(4025, 3819);
+
+    /** A CHECK constraint violation anywhere in the chain. */
+    public static boolean isCheckViolation(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && CHECK_VIOLATION_CODES.contains(sql.getErrorCode())) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
     /** A unique-key violation anywhere in the chain. */
     public static boolean isDuplicateKey(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause()) {

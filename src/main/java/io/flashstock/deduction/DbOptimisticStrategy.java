@@ -6,17 +6,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 
 import io.flashstock.Timestamps;
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.error.FlashstockException;
-import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Item;
 import io.flashstock.order.OrderView;
 import io.flashstock.order.PurchaseOrder;
@@ -28,9 +21,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  * {@code db-optimistic}: MySQL alone decides, with optimistic locking on the item's {@code @Version}.
  *
  * <p>Plain optimistic locking collapses on one hot row: every concurrent buyer reads the same version and all but
- * one of them conflict and retry. So concurrent purchases of the same item in this pod are <em>combined</em>:
- * they queue per item, and whichever request holds the item's lane runs the whole queue (up to
- * {@code flashstock.optimistic.max-batch}) as one transaction: read the item and its version once, decide each
+ * one of them conflict and retry. So concurrent purchases of the same item in this pod are <em>combined</em>
+ * ({@link Combiner}, up to {@code flashstock.optimistic.max-batch}) into one transaction: read the item and its version once, decide each
  * purchase in order (Idempotency-Key, availability, the user's limit), write one versioned update of the
  * counters and insert the orders. Pods still compete for the row: a version mismatch (or MariaDB 1020, a
  * deadlock, a concurrent insert of the same Idempotency-Key) makes {@link ConflictRetry} run the batch again in a
@@ -46,18 +38,15 @@ public class DbOptimisticStrategy implements DeductionStrategy {
 
     private final ConflictRetry retry;
     private final Duration reservationTtl;
-    private final int maxBatch;
-    private final long maxWaitNanos;
-    private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
-    private final DistributionSummary batchSizes;
+    private final Combiner<PurchaseCommand, PurchaseOutcome> combiner;
 
     DbOptimisticStrategy(ConflictRetry retry, FlashstockConfig config, MeterRegistry registry) {
         this.retry = retry;
         this.reservationTtl = config.reservationTtl();
-        this.maxBatch = Math.max(1, config.optimistic().maxBatch());
-        this.maxWaitNanos = config.optimistic().maxTime().toNanos();
-        this.batchSizes = DistributionSummary.builder("flashstock.db.batch.size")
-                .description("Purchases decided together in one db-optimistic transaction").register(registry);
+        this.combiner = new Combiner<>(config.optimistic().maxBatch(), config.optimistic().maxTime(),
+                DistributionSummary.builder("flashstock.db.batch.size")
+                        .description("Purchases decided together in one db-optimistic transaction")
+                        .register(registry));
     }
 
     @Override
@@ -67,59 +56,15 @@ public class DbOptimisticStrategy implements DeductionStrategy {
 
     @Override
     public PurchaseOutcome purchase(PurchaseCommand command) {
-        Lane lane = lanes.computeIfAbsent(command.sku(), sku -> new Lane());
-        Pending mine = new Pending(command);
-        lane.queue.add(mine);
-        boolean locked;
-        try {
-            locked = lane.lock.tryLock(maxWaitNanos, TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            locked = false;
-        }
-        if (!locked) {
-            if (lane.queue.remove(mine)) {
-                throw new UnavailableException("Too many concurrent purchases of this item; nothing was changed, "
-                        + "try again.");
-            }
-            return await(mine); // a leader took it already
-        }
-        try {
-            while (!mine.result.isDone()) {
-                runBatch(lane);
-            }
-        } finally {
-            lane.lock.unlock();
-        }
-        return await(mine);
-    }
-
-    /** Takes up to max-batch queued purchases and completes each of them. Runs under the lane's lock. */
-    private void runBatch(Lane lane) {
-        List<Pending> batch = new ArrayList<>();
-        for (Pending next; batch.size() < maxBatch && (next = lane.queue.poll()) != null;) {
-            batch.add(next);
-        }
-        if (batch.isEmpty()) {
-            return;
-        }
-        batchSizes.record(batch.size());
-        try {
-            List<Object> results = retry.inNewTransactions(() -> attempt(batch));
-            for (int i = 0; i < batch.size(); i++) {
-                batch.get(i).result.complete(results.get(i));
-            }
-        } catch (RuntimeException e) {
-            batch.forEach(p -> p.result.complete(e));
-        }
+        return combiner.submit(command.sku(), command, batch -> retry.inNewTransactions(() -> attempt(batch)));
     }
 
     /**
      * One transaction for the batch. Returns, per purchase in order, its {@link PurchaseOutcome} or the
      * {@link FlashstockException} that refuses it.
      */
-    private List<Object> attempt(List<Pending> batch) {
-        String sku = batch.get(0).command.sku();
+    private List<Object> attempt(List<PurchaseCommand> batch) {
+        String sku = batch.get(0).sku();
         Item item = Item.findById(sku);
         List<Object> results = new ArrayList<>(batch.size());
         if (item == null) {
@@ -130,8 +75,7 @@ public class DbOptimisticStrategy implements DeductionStrategy {
         Map<String, PurchaseOrder> byKey = new HashMap<>();
         Map<String, Long> heldByUser = new HashMap<>();
         List<PurchaseOrder> orders = new ArrayList<>();
-        for (Pending pending : batch) {
-            PurchaseCommand command = pending.command;
+        for (PurchaseCommand command : batch) {
             try {
                 PurchaseOrder sameKey = command.hasIdempotencyKey() ? byKey.get(command.idempotencyKey()) : null;
                 PurchaseOutcome replay = sameKey != null
@@ -162,37 +106,5 @@ public class DbOptimisticStrategy implements DeductionStrategy {
             DbPurchase.insert(orders);
         }
         return results;
-    }
-
-    private static PurchaseOutcome await(Pending pending) {
-        Object result;
-        try {
-            result = pending.result.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new UnavailableException("Interrupted while waiting for the purchase; try again.", e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException(e.getCause());
-        }
-        if (result instanceof RuntimeException refused) {
-            throw refused;
-        }
-        return (PurchaseOutcome) result;
-    }
-
-    /** The purchases of one item waiting in this pod, and the lock its current leader holds. */
-    private static final class Lane {
-        final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
-        final ReentrantLock lock = new ReentrantLock();
-    }
-
-    private static final class Pending {
-        final PurchaseCommand command;
-        /** A {@link PurchaseOutcome} or the {@link RuntimeException} that answers the request. */
-        final CompletableFuture<Object> result = new CompletableFuture<>();
-
-        Pending(PurchaseCommand command) {
-            this.command = command;
-        }
     }
 }

@@ -14,7 +14,7 @@ import jakarta.persistence.PersistenceException;
 /**
  * The steps of a purchase that the MySQL-deciding strategies share, each run inside the strategy's transaction.
  */
-final class DbPurchase {
+public final class DbPurchase {
 
     private DbPurchase() {
     }
@@ -87,7 +87,7 @@ final class DbPurchase {
      * Inserts the orders (one JDBC batch). A concurrent insert of the same Idempotency-Key surfaces as
      * {@link RetryableConflict}: the next attempt replays that order.
      */
-    static void insert(List<PurchaseOrder> orders) {
+    public static void insert(List<PurchaseOrder> orders) {
         orders.forEach(order -> order.persist());
         try {
             PurchaseOrder.flush();

@@ -1,6 +1,7 @@
 package io.flashstock.item;
 
 import java.time.Instant;
+import java.util.List;
 
 import io.flashstock.Timestamps;
 
@@ -9,14 +10,27 @@ import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.PersistenceException;
+import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.transaction.Transactional;
 
 /** Creates, reads and restocks items in MySQL. Restock is a relative update: it never loses a concurrent sale. */
 @ApplicationScoped
 public class ItemService {
 
-    @Transactional
+    private final StockMirror mirror;
+
+    ItemService(StockMirror mirror) {
+        this.mirror = mirror;
+    }
+
+    /** Creates the item; once committed, the mirror (redis-lua) warms its hot stock. */
     public ItemView create(CreateItemRequest request) {
+        ItemView created = QuarkusTransaction.requiringNew().call(() -> insert(request));
+        mirror.itemCreated(created.sku());
+        return created;
+    }
+
+    private ItemView insert(CreateItemRequest request) {
         if (Item.findById(request.sku()) != null) {
             throw exists(request.sku());
         }
@@ -46,17 +60,29 @@ public class ItemService {
         return ItemView.of(find(sku));
     }
 
-    @Transactional
+    /** Adds units; once committed, the mirror (redis-lua) adds them to the hot stock too. */
     public ItemView restock(String sku, int quantity) {
+        Restocked restocked = QuarkusTransaction.requiringNew().call(() -> addUnits(sku, quantity));
+        if (restocked.event() != null) {
+            mirror.apply(List.of(restocked.event()));
+        }
+        return restocked.item();
+    }
+
+    private record Restocked(ItemView item, StockEvent event) {
+    }
+
+    private Restocked addUnits(String sku, int quantity) {
+        Instant now = Timestamps.now();
         int updated = Item.update("stock = stock + ?1, available = available + ?1, version = version + 1,"
                 + " updatedAt = ?2 where sku = ?3 and stock <= ?4",
-                quantity, Timestamps.now(), sku, Integer.MAX_VALUE - quantity);
+                quantity, now, sku, Integer.MAX_VALUE - quantity);
         Item item = find(sku);
         if (updated == 0) {
             throw FlashstockException.invalid(
                     "quantity: restocking would take the stock of '" + sku + "' past " + Integer.MAX_VALUE);
         }
-        return ItemView.of(item);
+        return new Restocked(ItemView.of(item), mirror.record(StockEvent.Kind.RESTOCKED, sku, null, quantity, now));
     }
 
     private static Item find(String sku) {

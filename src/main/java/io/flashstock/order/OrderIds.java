@@ -30,4 +30,20 @@ public final class OrderIds {
         }
         return new UUID(msb, lsb).toString();
     }
+
+    /** Whether {@code id} is one of ours (a version 7 UUID) issued within {@code window} of now. */
+    public static boolean isRecent(String id, java.time.Duration window) {
+        UUID uuid;
+        try {
+            uuid = UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+        if (uuid.version() != 7) {
+            return false;
+        }
+        long issued = uuid.getMostSignificantBits() >>> 16;
+        long now = System.currentTimeMillis();
+        return issued <= now + 1_000 && now - issued <= window.toMillis();
+    }
 }

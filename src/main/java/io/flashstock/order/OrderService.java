@@ -1,12 +1,16 @@
 package io.flashstock.order;
 
+import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 import io.flashstock.Timestamps;
 import io.flashstock.deduction.ConflictRetry;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.item.Item;
+import io.flashstock.item.StockEvent;
+import io.flashstock.item.StockMirror;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -20,29 +24,38 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class OrderService {
 
-    private final ConflictRetry retry;
+    /** How far back an order id may date and still be pending in Redis (write-behind). */
+    private static final Duration PENDING_WINDOW = Duration.ofMinutes(10);
 
-    OrderService(ConflictRetry retry) {
+    private final ConflictRetry retry;
+    private final StockMirror mirror;
+
+    OrderService(ConflictRetry retry, StockMirror mirror) {
         this.retry = retry;
+        this.mirror = mirror;
     }
 
     public OrderView get(String orderId) {
+        persistIfPending(orderId);
         return retry.inNewTransactions(() -> OrderView.of(find(orderId)));
     }
 
     /** RESERVED → CONFIRMED (paid): the units move from reserved to sold. Confirming twice is a no-op. */
     public OrderView confirm(String orderId) {
-        return retry.inNewTransactions(() -> {
+        persistIfPending(orderId);
+        return mirrored(retry.inNewTransactions(() -> {
             PurchaseOrder order = find(orderId);
             Instant now = Timestamps.now();
+            StockEvent event = null;
             if (transition(order, OrderStatus.CONFIRMED, now)) {
                 Item.update("reserved = reserved - ?1, sold = sold + ?1, version = version + 1, updatedAt = ?2"
                         + " where sku = ?3", order.quantity, now, order.sku);
+                event = mirror.record(StockEvent.Kind.CONFIRMED, order.sku, order.id, order.quantity, now);
             } else if (order.status != OrderStatus.CONFIRMED) {
                 throw notReserved(order, "confirmed");
             }
-            return OrderView.of(order);
-        });
+            return new Changed(OrderView.of(order), event);
+        }));
     }
 
     /**
@@ -50,16 +63,41 @@ public class OrderService {
      * EXPIRED changes nothing (its units came back already); a CONFIRMED order cannot be cancelled.
      */
     public OrderView cancel(String orderId) {
-        return retry.inNewTransactions(() -> {
+        persistIfPending(orderId);
+        return mirrored(retry.inNewTransactions(() -> {
             PurchaseOrder order = find(orderId);
             Instant now = Timestamps.now();
+            StockEvent event = null;
             if (transition(order, OrderStatus.CANCELLED, now)) {
                 returnUnits(order.sku, order.quantity, now);
+                event = mirror.record(StockEvent.Kind.RETURNED, order.sku, order.id, order.quantity, now);
             } else if (order.status == OrderStatus.CONFIRMED) {
                 throw notReserved(order, "cancelled");
             }
-            return OrderView.of(order);
-        });
+            return new Changed(OrderView.of(order), event);
+        }));
+    }
+
+    /** The order as answered, and the counter change to mirror once its transaction committed (or null). */
+    private record Changed(OrderView view, StockEvent event) {
+    }
+
+    private OrderView mirrored(Changed changed) {
+        if (changed.event() != null) {
+            mirror.apply(List.of(changed.event()));
+        }
+        return changed.view();
+    }
+
+    /**
+     * Write-behind: an order acknowledged a moment ago may still be on its way to MySQL. Ids are time-ordered, so
+     * only a recent id (not an old or made-up one) makes the mirror push pending orders to MySQL first.
+     */
+    private void persistIfPending(String orderId) {
+        if (mirror.active() && OrderIds.isRecent(orderId, PENDING_WINDOW)
+                && PurchaseOrder.count("id", orderId) == 0) {
+            mirror.persistPending(orderId);
+        }
     }
 
     /**

@@ -3,12 +3,15 @@ package io.flashstock.order;
 import java.time.Instant;
 
 import io.flashstock.Timestamps;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.ConflictRetry;
+import io.flashstock.item.StockEvent;
+import io.flashstock.item.StockMirror;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.scheduler.Scheduled;
@@ -30,13 +33,16 @@ public class ReservationExpiryJob {
     private static final int MAX_BATCHES_PER_RUN = 50;
 
     private final EntityManager em;
+    private final StockMirror mirror;
     private final ConflictRetry retry;
     private final FlashstockConfig.Expiry settings;
     private final Counter expired;
     private volatile Instant lastRun;
 
-    ReservationExpiryJob(EntityManager em, ConflictRetry retry, FlashstockConfig config, MeterRegistry registry) {
+    ReservationExpiryJob(EntityManager em, ConflictRetry retry, FlashstockConfig config, MeterRegistry registry,
+            StockMirror mirror) {
         this.em = em;
+        this.mirror = mirror;
         this.retry = retry;
         this.settings = config.expiry();
         this.expired = Counter.builder("flashstock.orders.expired")
@@ -58,7 +64,9 @@ public class ReservationExpiryJob {
     public int expireDue() {
         int total = 0;
         for (int batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
-            int count = retry.inNewTransactions(this::expireOneBatch);
+            Batch expiredBatch = retry.inNewTransactions(this::expireOneBatch);
+            mirror.apply(expiredBatch.events());
+            int count = expiredBatch.expired();
             total += count;
             if (count < settings.batchSize()) {
                 break;
@@ -75,7 +83,11 @@ public class ReservationExpiryJob {
         return lastRun;
     }
 
-    private int expireOneBatch() {
+    /** Orders expired by one transaction, and their RETURNED events for the mirror (none when it is inactive). */
+    private record Batch(int expired, List<StockEvent> events) {
+    }
+
+    private Batch expireOneBatch() {
         Instant now = Timestamps.now();
         @SuppressWarnings("unchecked")
         List<Object[]> due = em.createNativeQuery("SELECT id, sku, quantity FROM purchase_order"
@@ -85,7 +97,7 @@ public class ReservationExpiryJob {
                 .setParameter(2, settings.batchSize())
                 .getResultList();
         if (due.isEmpty()) {
-            return 0;
+            return new Batch(0, List.of());
         }
         List<String> ids = due.stream().map(row -> (String) row[0]).toList();
         int flipped = em.createQuery("update PurchaseOrder set status = :expired, updatedAt = :now"
@@ -100,12 +112,19 @@ public class ReservationExpiryJob {
             throw new IllegalStateException("Claimed " + ids.size() + " orders but expired " + flipped);
         }
         Map<String, Long> unitsBySku = new TreeMap<>(); // sorted: items are locked in one global order
+        List<StockEvent> events = new ArrayList<>(due.size());
         for (Object[] row : due) {
-            unitsBySku.merge((String) row[1], ((Number) row[2]).longValue(), Long::sum);
+            int quantity = ((Number) row[2]).intValue();
+            unitsBySku.merge((String) row[1], (long) quantity, Long::sum);
+            StockEvent event = mirror.record(StockEvent.Kind.RETURNED, (String) row[1], (String) row[0], quantity,
+                    now);
+            if (event != null) {
+                events.add(event);
+            }
         }
         unitsBySku.forEach((sku, units) -> OrderService.returnUnits(sku, units, now));
         expired.increment(ids.size());
-        return ids.size();
+        return new Batch(ids.size(), events);
     }
 
     /** Lets operators switch the job off in a pod with {@code flashstock.expiry.enabled=false}. */

@@ -23,4 +23,42 @@ public final class RedisKeys {
     public static String fence(String sku) {
         return prefix(sku) + "fence";
     }
+
+    /** Hot stock of an item (redis-lua): stock, available, reserved, sold, limit, seq. Never expires. */
+    public static String stock(String sku) {
+        return prefix(sku) + "stock";
+    }
+
+    /** Units each user holds in RESERVED + CONFIRMED orders of the item (redis-lua, items with a limit). */
+    public static String users(String sku) {
+        return prefix(sku) + "users";
+    }
+
+    /** The item's RESERVED orders: orderId → "userId quantity" (redis-lua). */
+    public static String held(String sku) {
+        return prefix(sku) + "held";
+    }
+
+    /** Stream of acknowledged orders not yet in MySQL (redis-lua). */
+    public static String orders(String sku) {
+        return prefix(sku) + "orders";
+    }
+
+    /** An Idempotency-Key's first order (redis-lua); the bare prefix when the purchase has no key. */
+    public static String idempotency(String sku, String key) {
+        return prefix(sku) + "idem:" + (key == null ? "" : key);
+    }
+
+    /** Marker of a mirrored restock event (redis-lua). */
+    public static String event(String sku, String eventId) {
+        return prefix(sku) + "event:" + eventId;
+    }
+
+    /**
+     * The generation of the hot stock (redis-lua): written by the first warm-up; when it disappears or changes,
+     * Redis restarted or lost its data, and the pods re-warm from MySQL.
+     */
+    public static String generation() {
+        return "fs:generation";
+    }
 }

@@ -28,4 +28,28 @@ public final class StrategyProfiles {
             return common("redis-lock");
         }
     }
+
+    /** redis-lua with write-through persistence; a short quiet period so that reconciling is observable. */
+    public static class RedisLuaWriteThrough implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return redisLua("write-through");
+        }
+    }
+
+    /** redis-lua with write-behind persistence. */
+    public static class RedisLuaWriteBehind implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return redisLua("write-behind");
+        }
+    }
+
+    static Map<String, String> redisLua(String persistence) {
+        Map<String, String> settings = new java.util.HashMap<>(common("redis-lua"));
+        settings.put("flashstock.lua.persistence", persistence);
+        settings.put("flashstock.lua.reconcile-after-quiet", "1s");
+        settings.put("flashstock.lua.claim-after", "2s");
+        return settings;
+    }
 }

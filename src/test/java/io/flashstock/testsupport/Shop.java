@@ -56,7 +56,35 @@ public final class Shop {
                 .extract().path("orderId");
     }
 
+    /**
+     * The item's counters, through the API and in MySQL, and the units of its orders. Waits up to 3 s for them
+     * (write-behind persists acknowledged orders a moment after the 201); the synchronous strategies match at once.
+     */
     public static void assertCounters(String sku, int stock, int available, int reserved, int sold) {
+        long deadline = System.currentTimeMillis() + 3_000;
+        while (true) {
+            try {
+                checkCounters(sku, stock, available, reserved, sold);
+                return;
+            } catch (AssertionError e) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw e;
+                }
+                pause(50);
+            }
+        }
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void checkCounters(String sku, int stock, int available, int reserved, int sold) {
         JsonPath item = item(sku);
         assertEquals(List.of(stock, available, reserved, sold), List.of(item.getInt("stock"),
                 item.getInt("available"), item.getInt("reserved"), item.getInt("sold")), "API counters of " + sku);
@@ -72,4 +100,4 @@ public final class Shop {
     public static Map<Integer, Long> byStatus(List<Reply> replies) {
         return replies.stream().collect(Collectors.groupingBy(Reply::status, Collectors.counting()));
     }
-    }
+}

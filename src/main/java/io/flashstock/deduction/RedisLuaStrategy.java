@@ -1,0 +1,141 @@
+package io.flashstock.deduction;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.flashstock.Timestamps;
+import io.flashstock.config.FlashstockConfig;
+import io.flashstock.error.FlashstockException;
+import io.flashstock.error.UnavailableException;
+import io.flashstock.order.OrderIds;
+import io.flashstock.order.OrderView;
+import io.flashstock.order.PendingOrder;
+import io.flashstock.order.PendingOrderWriter.Outcome;
+import io.flashstock.order.PurchaseOrder;
+import io.flashstock.redis.HotStock;
+import io.flashstock.redis.HotStock.Decision;
+import io.flashstock.redis.OrderRelay;
+import io.flashstock.redis.PendingStream;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * {@code redis-lua}: the hot stock in Redis decides. One script ({@code lua/purchase.lua}) checks the
+ * Idempotency-Key, availability and the user's limit, deducts, and records the pending order in the item's stream,
+ * atomically; MySQL only sees the winners. How the order reaches MySQL is {@code flashstock.lua.persistence}:
+ * <ul>
+ * <li>{@code write-through}: the order is committed in MySQL before the 201 (concurrent winners of one item are
+ * combined into one transaction). If MySQL cannot be reached the units go back in Redis and the answer is 503; if
+ * MySQL has not the units (Redis had stale stock) they leave Redis and the answer is 409 sold-out.</li>
+ * <li>{@code write-behind}: 201 as soon as Redis holds the pending order; {@link OrderRelay} persists it.</li>
+ * </ul>
+ * Either way, MySQL's counters and {@code CHECK (available >= 0)} stay the last word: Redis makes it fast, MySQL
+ * makes oversell impossible.
+ */
+@ApplicationScoped
+public class RedisLuaStrategy implements DeductionStrategy {
+
+    private final HotStock hotStock;
+    private final OrderRelay relay;
+    private final PendingStream stream;
+    private final Duration reservationTtl;
+    private final boolean writeThrough;
+    private final Combiner<PendingOrder, Outcome> combiner;
+
+    RedisLuaStrategy(HotStock hotStock, OrderRelay relay, PendingStream stream, FlashstockConfig config,
+            MeterRegistry registry) {
+        this.hotStock = hotStock;
+        this.relay = relay;
+        this.stream = stream;
+        this.reservationTtl = config.reservationTtl();
+        this.writeThrough = config.lua().persistence() == FlashstockConfig.Persistence.WRITE_THROUGH;
+        this.combiner = new Combiner<>(config.lua().relayBatchSize(), config.optimistic().maxTime(),
+                DistributionSummary.builder("flashstock.lua.write-through.batch.size")
+                        .description("Orders persisted together in one write-through transaction")
+                        .register(registry));
+    }
+
+    @Override
+    public StrategyName name() {
+        return StrategyName.REDIS_LUA;
+    }
+
+    @Override
+    public PurchaseOutcome purchase(PurchaseCommand command) {
+        Instant now = Timestamps.now();
+        String orderId = OrderIds.next();
+        Decision decision = hotStock.purchase(command, orderId, now, now.plus(reservationTtl));
+        switch (decision.code()) {
+            case "OK":
+                break;
+            case "REPLAY":
+                return replay(command, decision);
+            case "KEY_REUSED":
+                throw FlashstockException.keyReused();
+            case "SOLD_OUT":
+                throw FlashstockException.soldOut(command.sku(), command.quantity());
+            case "LIMIT":
+                throw FlashstockException.purchaseLimit(command.sku(), decision.limit());
+            default:
+                throw new IllegalStateException("purchase.lua answered " + decision.code());
+        }
+        PendingOrder order = new PendingOrder(decision.entryId(), orderId, command.sku(), command.userId(),
+                command.quantity(), command.idempotencyKey(), command.fingerprint(), now, decision.expiresAt(),
+                hotStock.pod());
+        if (!writeThrough) {
+            relay.wake();
+            return new PurchaseOutcome(order.view(), false);
+        }
+        return persistNow(command, order);
+    }
+
+    /** Write-through: the order in MySQL before answering, or the purchase taken back. */
+    private PurchaseOutcome persistNow(PurchaseCommand command, PendingOrder order) {
+        Outcome outcome;
+        try {
+            outcome = combiner.submit(order.sku(), order, this::persistBatch);
+        } catch (RuntimeException e) {
+            if (stream.undo(order, true) || !exists(order.orderId())) {
+                throw e instanceof FlashstockException f ? f
+                        : new UnavailableException("The order could not be stored; nothing was changed, try again.", e);
+            }
+            return new PurchaseOutcome(order.view(), false); // the relay stored it meanwhile
+        }
+        switch (outcome) {
+            case INSERTED, PRESENT:
+                stream.remove(order.sku(), List.of(order.entryId()));
+                return new PurchaseOutcome(order.view(), false);
+            case DUPLICATE_KEY:
+                stream.undo(order, true);
+                return QuarkusTransaction.requiringNew().call(() -> DbPurchase.replayOrNull(command));
+            default: // REJECTED: MySQL has not the units; Redis was too high
+                stream.undo(order, false);
+                throw FlashstockException.soldOut(command.sku(), command.quantity());
+        }
+    }
+
+    private List<Object> persistBatch(List<PendingOrder> batch) {
+        Map<String, Outcome> outcomes = relay.persist(batch.get(0).sku(), batch);
+        List<Object> results = new ArrayList<>(batch.size());
+        batch.forEach(order -> results.add(outcomes.get(order.orderId())));
+        return results;
+    }
+
+    /** The order as it is now in MySQL, else as first answered (write-behind: not persisted yet). */
+    private PurchaseOutcome replay(PurchaseCommand command, Decision decision) {
+        PurchaseOrder stored = QuarkusTransaction.requiringNew().call(() -> PurchaseOrder.findById(decision.orderId()));
+        OrderView view = stored != null ? OrderView.of(stored)
+                : new OrderView(decision.orderId(), command.sku(), command.userId(), command.quantity(),
+                        io.flashstock.order.OrderStatus.RESERVED, decision.createdAt(), decision.expiresAt());
+        return new PurchaseOutcome(view, true);
+    }
+
+    private static boolean exists(String orderId) {
+        return QuarkusTransaction.requiringNew().call(() -> PurchaseOrder.count("id", orderId) > 0);
+    }
+}

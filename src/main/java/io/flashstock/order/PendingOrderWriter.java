@@ -1,0 +1,115 @@
+package io.flashstock.order;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.flashstock.Timestamps;
+import io.flashstock.deduction.ConflictRetry;
+import io.flashstock.deduction.DbErrors;
+import io.flashstock.deduction.DbPurchase;
+import io.flashstock.item.Item;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * Writes orders that Redis acknowledged ({@code redis-lua}) into MySQL, exactly once, however often the same
+ * order is handed in (a retried relay batch, two pods' relays, a request and the relay racing): an order whose id
+ * is in MySQL already is skipped, and the item's counters move only by the orders this transaction inserted.
+ *
+ * <p>One transaction per batch: the item's row is updated first (its lock before the inserts' foreign-key checks,
+ * as everywhere), then the orders go in as one JDBC batch. If MySQL refuses the units ({@code CHECK available >= 0}:
+ * Redis handed out stock that MySQL does not have), the batch is split and each order tried alone, so only the
+ * orders that really do not fit are {@link Outcome#REJECTED}.
+ */
+@ApplicationScoped
+public class PendingOrderWriter {
+
+    /** What became of a pending order. */
+    public enum Outcome {
+        /** Inserted now. */
+        INSERTED,
+        /** Its id was in MySQL already: persisted before (a retry, another pod). */
+        PRESENT,
+        /** Another order holds its Idempotency-Key in MySQL (Redis had forgotten the key): not inserted. */
+        DUPLICATE_KEY,
+        /** MySQL has not the units for it: not inserted. */
+        REJECTED
+    }
+
+    private final ConflictRetry retry;
+
+    PendingOrderWriter(ConflictRetry retry) {
+        this.retry = retry;
+    }
+
+    /** Persists orders of one item; returns the outcome per order id, in the given order. */
+    public Map<String, Outcome> persist(String sku, List<PendingOrder> orders) {
+        try {
+            return retry.inNewTransactions(() -> insert(sku, orders));
+        } catch (RuntimeException e) {
+            if (!DbErrors.isCheckViolation(e)) {
+                throw e;
+            }
+        }
+        Map<String, Outcome> outcomes = new LinkedHashMap<>();
+        for (PendingOrder order : orders) {
+            try {
+                outcomes.putAll(retry.inNewTransactions(() -> insert(sku, List.of(order))));
+            } catch (RuntimeException e) {
+                if (!DbErrors.isCheckViolation(e)) {
+                    throw e;
+                }
+                outcomes.put(order.orderId(), Outcome.REJECTED);
+            }
+        }
+        return outcomes;
+    }
+
+    private Map<String, Outcome> insert(String sku, List<PendingOrder> orders) {
+        List<String> ids = orders.stream().map(PendingOrder::orderId).toList();
+        Set<String> present = new HashSet<>(PurchaseOrder.getEntityManager()
+                .createQuery("select o.id from PurchaseOrder o where o.id in :ids", String.class)
+                .setParameter("ids", ids).getResultList());
+        List<String> keys = orders.stream().map(PendingOrder::idempotencyKey).filter(k -> k != null).toList();
+        Map<String, String> keyOwners = new HashMap<>();
+        if (!keys.isEmpty()) {
+            PurchaseOrder.getEntityManager()
+                    .createQuery("select o.idempotencyKey, o.id from PurchaseOrder o"
+                            + " where o.sku = :sku and o.idempotencyKey in :keys", Object[].class)
+                    .setParameter("sku", sku).setParameter("keys", keys).getResultList()
+                    .forEach(row -> keyOwners.put((String) row[0], (String) row[1]));
+        }
+        Map<String, Outcome> outcomes = new LinkedHashMap<>();
+        List<PurchaseOrder> fresh = new ArrayList<>();
+        int units = 0;
+        for (PendingOrder pending : orders) {
+            if (present.contains(pending.orderId())) {
+                outcomes.put(pending.orderId(), Outcome.PRESENT);
+                continue;
+            }
+            String key = pending.idempotencyKey();
+            if (key != null && keyOwners.containsKey(key)) {
+                outcomes.put(pending.orderId(), Outcome.DUPLICATE_KEY);
+                continue;
+            }
+            if (key != null) {
+                keyOwners.put(key, pending.orderId());
+            }
+            fresh.add(PurchaseOrder.reserved(pending.orderId(), sku, pending.userId(), pending.quantity(), key,
+                    pending.fingerprint(), pending.createdAt(),
+                    java.time.Duration.between(pending.createdAt(), pending.expiresAt())));
+            units += pending.quantity();
+            outcomes.put(pending.orderId(), Outcome.INSERTED);
+        }
+        if (!fresh.isEmpty()) {
+            Item.update("available = available - ?1, reserved = reserved + ?1, version = version + 1,"
+                    + " updatedAt = ?2 where sku = ?3", units, Timestamps.now(), sku);
+            DbPurchase.insert(fresh); // another pod inserting the same order concurrently: retried, then PRESENT
+        }
+        return outcomes;
+    }
+}

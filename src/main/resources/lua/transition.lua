@@ -1,0 +1,27 @@
+-- redis-lua: mirror an order's move out of RESERVED (already committed in MySQL) in the hot stock, exactly once:
+-- only the call that removes the order from the held hash moves units.
+-- KEYS[1] stock hash   KEYS[2] users hash   KEYS[3] held hash
+-- ARGV[1] orderId   ARGV[2] 'CONFIRMED' (reserved -> sold) or 'RETURNED' (cancelled/expired: reserved -> available)
+-- Returns 1 when units moved, 0 when this order's move was mirrored already (or Redis lost it: warm-up then
+-- copies MySQL, which has the move).
+local held = redis.call('HGET', KEYS[3], ARGV[1])
+if not held then
+  return 0
+end
+redis.call('HDEL', KEYS[3], ARGV[1])
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+local user, quantity = string.match(held, '^(%S+) (%d+)$')
+quantity = tonumber(quantity)
+redis.call('HINCRBY', KEYS[1], 'reserved', -quantity)
+if ARGV[2] == 'CONFIRMED' then
+  redis.call('HINCRBY', KEYS[1], 'sold', quantity)
+else
+  redis.call('HINCRBY', KEYS[1], 'available', quantity)
+  if redis.call('HEXISTS', KEYS[2], user) == 1 then
+    redis.call('HINCRBY', KEYS[2], user, -quantity)
+  end
+end
+redis.call('HINCRBY', KEYS[1], 'seq', 1)
+return 1

@@ -1,0 +1,34 @@
+-- redis-lua: take back a purchase whose order could not reach MySQL. Runs at most once per order: only the
+-- caller that removes the pending stream entry undoes it.
+-- KEYS[1] stock hash   KEYS[2] users hash   KEYS[3] held hash   KEYS[4] orders stream   KEYS[5] idem key
+-- ARGV[1] orderId   ARGV[2] stream entry id
+-- ARGV[3] 'RETURN': MySQL was unreachable or the order was a duplicate; the units go back to available.
+--         'DROP': MySQL refused the units (Redis had stale, too high stock); they leave Redis's stock instead.
+-- Returns 1 when undone, 0 when the entry was gone already (persisted or undone by someone else).
+if redis.call('XDEL', KEYS[4], ARGV[2]) == 0 then
+  return 0
+end
+local held = redis.call('HGET', KEYS[3], ARGV[1])
+if not held then
+  return 1
+end
+redis.call('HDEL', KEYS[3], ARGV[1])
+local user, quantity = string.match(held, '^(%S+) (%d+)$')
+quantity = tonumber(quantity)
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HINCRBY', KEYS[1], 'reserved', -quantity)
+  if ARGV[3] == 'RETURN' then
+    redis.call('HINCRBY', KEYS[1], 'available', quantity)
+  else
+    redis.call('HINCRBY', KEYS[1], 'stock', -quantity)
+  end
+  redis.call('HINCRBY', KEYS[1], 'seq', 1)
+end
+if redis.call('HEXISTS', KEYS[2], user) == 1 then
+  redis.call('HINCRBY', KEYS[2], user, -quantity)
+end
+local earlier = redis.call('GET', KEYS[5])
+if earlier and string.sub(earlier, 1, string.len(ARGV[1]) + 1) == ARGV[1] .. ' ' then
+  redis.call('DEL', KEYS[5])
+end
+return 1
