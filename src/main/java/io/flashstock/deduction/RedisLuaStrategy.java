@@ -23,6 +23,7 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
 
 /**
  * {@code redis-lua}: the hot stock in Redis decides. One script ({@code lua/purchase.lua}) checks the
@@ -39,6 +40,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  */
 @ApplicationScoped
 public class RedisLuaStrategy implements DeductionStrategy {
+
+    private static final Logger LOG = Logger.getLogger(RedisLuaStrategy.class);
 
     private final HotStock hotStock;
     private final OrderRelay relay;
@@ -100,7 +103,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
         try {
             outcome = combiner.submit(order.sku(), order, this::persistBatch);
         } catch (RuntimeException e) {
-            if (stream.undo(order, true) || !exists(order.orderId())) {
+            if (takenBack(order, true) || !exists(order.orderId())) {
                 throw e instanceof FlashstockException f ? f
                         : new UnavailableException("The order could not be stored; nothing was changed, try again.", e);
             }
@@ -108,14 +111,32 @@ public class RedisLuaStrategy implements DeductionStrategy {
         }
         switch (outcome) {
             case INSERTED, PRESENT:
-                stream.remove(order.sku(), List.of(order.entryId()));
+                try {
+                    stream.remove(order.sku(), List.of(order.entryId()));
+                } catch (RuntimeException e) {
+                    // Harmless: the order is in MySQL; the relay finds the entry PRESENT and removes it.
+                    LOG.debugf("Could not remove persisted entry %s now: %s", order.entryId(), e.toString());
+                }
                 return new PurchaseOutcome(order.view(), false);
             case DUPLICATE_KEY:
-                stream.undo(order, true);
+                takenBack(order, true);
                 return QuarkusTransaction.requiringNew().call(() -> DbPurchase.replayOrNull(command));
             default: // REJECTED: MySQL has not the units; Redis was too high
-                stream.undo(order, false);
+                takenBack(order, false);
                 throw FlashstockException.soldOut(command.sku(), command.quantity());
+        }
+    }
+
+    /**
+     * Undoes the purchase in Redis; false if the entry was gone (persisted or undone elsewhere). Redis unreachable:
+     * 503, and the entry stays for the relay, which persists it after {@code claim-after}.
+     */
+    private boolean takenBack(PendingOrder order, boolean returnUnits) {
+        try {
+            return stream.undo(order, returnUnits);
+        } catch (RuntimeException e) {
+            throw new UnavailableException("The order could not be stored; try again with the same Idempotency-Key.",
+                    e);
         }
     }
 

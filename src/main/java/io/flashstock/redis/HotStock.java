@@ -255,18 +255,22 @@ public class HotStock implements StockMirror {
                 reconcileScript)) {
             script.preload(redis);
         }
-        String current = redis.value(String.class).get(RedisKeys.generation());
-        if (current == null) {
-            String fresh = UUID.randomUUID().toString();
-            redis.value(String.class).setnx(RedisKeys.generation(), fresh);
+        String current;
+        List<String> skus;
+        do {
             current = redis.value(String.class).get(RedisKeys.generation());
-        }
-        List<String> skus = QuarkusTransaction.requiringNew()
-                .call(() -> Item.getEntityManager().createQuery("select i.sku from Item i", String.class)
-                        .getResultList());
-        for (String sku : skus) {
-            warm(sku);
-        }
+            if (current == null) {
+                redis.value(String.class).setnx(RedisKeys.generation(), UUID.randomUUID().toString());
+                current = redis.value(String.class).get(RedisKeys.generation());
+            }
+            skus = QuarkusTransaction.requiringNew()
+                    .call(() -> Item.getEntityManager().createQuery("select i.sku from Item i", String.class)
+                            .getResultList());
+            for (String sku : skus) {
+                warm(sku);
+            }
+            // Redis lost its data again while we warmed: what we warmed may be gone, warm again.
+        } while (!current.equals(redis.value(String.class).get(RedisKeys.generation())));
         generation = current;
         warm.set(true);
         LOG.infof("Hot stock warm: %d item(s), generation %s", skus.size(), current);

@@ -1,12 +1,14 @@
 package io.flashstock.redis;
 
 import static io.flashstock.testsupport.Shop.assertCounters;
+import static io.flashstock.testsupport.Shop.byStatus;
 import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -68,6 +70,7 @@ class HotStockWriteBehindTest extends HotStockResilience {
         createItem(sku, 50, 0);
         List<Reply> replies = Http.concurrently(20, 20, i -> Http.post("/items/" + sku + "/purchases",
                 "{\"userId\":\"g-" + i + "\",\"quantity\":1}").build());
+        assertEquals(Map.of(201, 20L), byStatus(replies));
         Set<String> ids = replies.stream().map(r -> JsonPath.from(r.body()).getString("orderId"))
                 .collect(Collectors.toSet());
         for (String id : ids) {
