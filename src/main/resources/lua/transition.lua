@@ -2,17 +2,17 @@
 -- only the call that removes the order from the held hash moves units.
 -- KEYS[1] stock hash   KEYS[2] users hash   KEYS[3] held hash
 -- ARGV[1] orderId   ARGV[2] 'CONFIRMED' (reserved -> sold) or 'RETURNED' (cancelled/expired: reserved -> available)
--- Returns 1 when units moved, 0 when this order's move was mirrored already (or Redis lost it: warm-up then
--- copies MySQL, which has the move).
+-- Returns 1 when units moved, 0 when this move was mirrored already (or the warm-up's MySQL snapshot had it, so
+-- the order is not in the held hash), -1 when the item is cold: keep the event, it is applied after warm-up.
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return -1
+end
 local held = redis.call('HGET', KEYS[3], ARGV[1])
 if not held then
   return 0
 end
 redis.call('HDEL', KEYS[3], ARGV[1])
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return 0
-end
-local user, quantity = string.match(held, '^(%S+) (%d+)$')
+local user, quantity = string.match(held, '^(%S+) (%d+)')
 quantity = tonumber(quantity)
 redis.call('HINCRBY', KEYS[1], 'reserved', -quantity)
 if ARGV[2] == 'CONFIRMED' then

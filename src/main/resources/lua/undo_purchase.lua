@@ -1,19 +1,35 @@
--- redis-lua: take back a purchase whose order could not reach MySQL. Runs at most once per order: only the
--- caller that removes the pending stream entry undoes it.
+-- redis-lua: take back a purchase whose order did not reach MySQL. Runs at most once per order: only the caller
+-- that removes the pending stream entry undoes it.
 -- KEYS[1] stock hash   KEYS[2] users hash   KEYS[3] held hash   KEYS[4] orders stream   KEYS[5] idem key
--- ARGV[1] orderId   ARGV[2] stream entry id
--- ARGV[3] 'RETURN': MySQL was unreachable or the order was a duplicate; the units go back to available.
+-- KEYS[6] fs:{sku}:void:<orderId> tombstone
+-- ARGV[1] orderId
+-- ARGV[2] stream entry id, or '' when the caller does not know whether the purchase ran (it timed out): then a
+--         tombstone is written first, so that a purchase still queued in Redis refuses to run, and the entry id
+--         comes from the held hash if it did run
+-- ARGV[3] 'RETURN': MySQL was unreachable, the order was a duplicate, or the caller gave up; units back to available.
 --         'DROP': MySQL refused the units (Redis had stale, too high stock); they leave Redis's stock instead.
--- Returns 1 when undone, 0 when the entry was gone already (persisted or undone by someone else).
-if redis.call('XDEL', KEYS[4], ARGV[2]) == 0 then
+-- ARGV[4] tombstone TTL (s)
+-- Returns 1 when undone, 0 when there was nothing to undo (the entry was persisted, undone, or never written).
+local held = redis.call('HGET', KEYS[3], ARGV[1])
+local entry = ARGV[2]
+if entry == '' then
+  redis.call('SET', KEYS[6], '1', 'EX', ARGV[4])
+  if not held then
+    return 0
+  end
+  entry = string.match(held, '^%S+ %d+ (%S+)$')
+  if not entry then
+    return 0
+  end
+end
+if redis.call('XDEL', KEYS[4], entry) == 0 then
   return 0
 end
-local held = redis.call('HGET', KEYS[3], ARGV[1])
 if not held then
   return 1
 end
 redis.call('HDEL', KEYS[3], ARGV[1])
-local user, quantity = string.match(held, '^(%S+) (%d+)$')
+local user, quantity = string.match(held, '^(%S+) (%d+)')
 quantity = tonumber(quantity)
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('HINCRBY', KEYS[1], 'reserved', -quantity)

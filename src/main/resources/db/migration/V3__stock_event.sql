@@ -7,6 +7,8 @@ CREATE TABLE stock_event (
     kind       VARCHAR(16) CHARACTER SET ascii NOT NULL,
     order_id   CHAR(36)    CHARACTER SET ascii COLLATE ascii_bin NULL,
     quantity   INT         NOT NULL,
+    -- The item's version right after the change: a hot stock built from a snapshot at or after it has it already.
+    item_version BIGINT    NOT NULL,
     created_at DATETIME(6) NOT NULL,
     PRIMARY KEY (id),
     CONSTRAINT ck_stock_event_kind CHECK (kind IN ('CONFIRMED', 'RETURNED', 'RESTOCKED')),

@@ -138,9 +138,11 @@ public interface FlashstockConfig {
 
         /**
          * A pending order older than this is taken over by any pod's relay: its own pod crashed, or (write-through)
-         * its request died before persisting it.
+         * its request died before persisting it. Keep it well above the longest a write-through request can take
+         * ({@code flashstock.optimistic.max-time} twice: lane wait plus retries), or a slow request and another
+         * pod's relay race for the same order.
          */
-        @WithDefault("5s")
+        @WithDefault("30s")
         Duration claimAfter();
 
         /**

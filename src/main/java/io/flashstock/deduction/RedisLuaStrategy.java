@@ -9,6 +9,7 @@ import java.util.Map;
 import io.flashstock.Timestamps;
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.error.FlashstockException;
+import io.flashstock.error.ProblemCode;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.order.OrderIds;
 import io.flashstock.order.OrderView;
@@ -84,6 +85,8 @@ public class RedisLuaStrategy implements DeductionStrategy {
                 throw FlashstockException.soldOut(command.sku(), command.quantity());
             case "LIMIT":
                 throw FlashstockException.purchaseLimit(command.sku(), decision.limit());
+            case "VOID": // this order id was given up on already; cannot happen for a fresh id
+                throw new UnavailableException("The purchase was abandoned; nothing was changed, try again.");
             default:
                 throw new IllegalStateException("purchase.lua answered " + decision.code());
         }
@@ -103,11 +106,14 @@ public class RedisLuaStrategy implements DeductionStrategy {
         try {
             outcome = combiner.submit(order.sku(), order, this::persistBatch);
         } catch (RuntimeException e) {
-            if (takenBack(order, true) || !exists(order.orderId())) {
-                throw e instanceof FlashstockException f ? f
-                        : new UnavailableException("The order could not be stored; nothing was changed, try again.", e);
+            // The commit may have happened with its answer lost, or another pod's relay stored the order: look
+            // first, and take the purchase back only if the order is not in MySQL.
+            if (existsOrUnknown(order.orderId()) == Boolean.TRUE) {
+                return new PurchaseOutcome(order.view(), false);
             }
-            return new PurchaseOutcome(order.view(), false); // the relay stored it meanwhile
+            takenBack(order, true);
+            throw e instanceof FlashstockException f ? f
+                    : new UnavailableException("The order could not be stored; nothing was changed, try again.", e);
         }
         switch (outcome) {
             case INSERTED, PRESENT:
@@ -143,20 +149,37 @@ public class RedisLuaStrategy implements DeductionStrategy {
     private List<Object> persistBatch(List<PendingOrder> batch) {
         Map<String, Outcome> outcomes = relay.persist(batch.get(0).sku(), batch);
         List<Object> results = new ArrayList<>(batch.size());
-        batch.forEach(order -> results.add(outcomes.get(order.orderId())));
+        for (PendingOrder order : batch) {
+            Outcome outcome = outcomes.get(order.orderId());
+            results.add(outcome != null ? outcome
+                    : new UnavailableException("The order could not be stored; nothing was changed, try again."));
+        }
         return results;
     }
 
-    /** The order as it is now in MySQL, else as first answered (write-behind: not persisted yet). */
+    /**
+     * The order as it is now in MySQL. Not there yet: in write-through the first request is still storing it (409
+     * request-in-progress: it may yet fail and be taken back); in write-behind it was acknowledged and is on its
+     * way, so the first answer is repeated.
+     */
     private PurchaseOutcome replay(PurchaseCommand command, Decision decision) {
         PurchaseOrder stored = QuarkusTransaction.requiringNew().call(() -> PurchaseOrder.findById(decision.orderId()));
+        if (stored == null && writeThrough) {
+            throw new FlashstockException(ProblemCode.REQUEST_IN_PROGRESS,
+                    "A request with this Idempotency-Key is still being processed; try again shortly.");
+        }
         OrderView view = stored != null ? OrderView.of(stored)
                 : new OrderView(decision.orderId(), command.sku(), command.userId(), command.quantity(),
                         io.flashstock.order.OrderStatus.RESERVED, decision.createdAt(), decision.expiresAt());
         return new PurchaseOutcome(view, true);
     }
 
-    private static boolean exists(String orderId) {
-        return QuarkusTransaction.requiringNew().call(() -> PurchaseOrder.count("id", orderId) > 0);
+    /** Whether the order is in MySQL; {@code null} when MySQL cannot tell now. */
+    private static Boolean existsOrUnknown(String orderId) {
+        try {
+            return QuarkusTransaction.requiringNew().call(() -> PurchaseOrder.count("id", orderId) > 0);
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 }

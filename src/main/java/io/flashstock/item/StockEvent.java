@@ -46,12 +46,19 @@ public class StockEvent extends PanacheEntityBase {
     @Column(name = "quantity", nullable = false, updatable = false)
     public int quantity;
 
+    /** The item's version right after the change (the change bumped it). */
+    @Column(name = "item_version", nullable = false, updatable = false)
+    public long itemVersion;
+
     @Column(name = "created_at", nullable = false, updatable = false)
     public Instant createdAt;
 
-    /** Records the change in the caller's transaction. */
+    /** Records the change, which the caller's transaction has just written to the item's row. */
     public static StockEvent record(Kind kind, String sku, String orderId, int quantity, Instant now) {
         StockEvent event = new StockEvent();
+        event.itemVersion = getEntityManager()
+                .createQuery("select i.version from Item i where i.sku = :sku", Long.class)
+                .setParameter("sku", sku).getSingleResult();
         event.id = UUID.randomUUID().toString();
         event.kind = kind;
         event.sku = sku;

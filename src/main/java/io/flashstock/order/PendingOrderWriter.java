@@ -13,7 +13,9 @@ import io.flashstock.deduction.ConflictRetry;
 import io.flashstock.deduction.DbErrors;
 import io.flashstock.deduction.DbPurchase;
 import io.flashstock.item.Item;
+import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
 
 /**
  * Writes orders that Redis acknowledged ({@code redis-lua}) into MySQL, exactly once, however often the same
@@ -27,6 +29,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  */
 @ApplicationScoped
 public class PendingOrderWriter {
+
+    private static final Logger LOG = Logger.getLogger(PendingOrderWriter.class);
 
     /** What became of a pending order. */
     public enum Outcome {
@@ -46,7 +50,10 @@ public class PendingOrderWriter {
         this.retry = retry;
     }
 
-    /** Persists orders of one item; returns the outcome per order id, in the given order. */
+    /**
+     * Persists orders of one item; returns the outcome per order id, in the given order. Throws when nothing could
+     * be decided (MySQL unreachable); after a split, an order whose own attempt failed has no outcome (retry it).
+     */
     public Map<String, Outcome> persist(String sku, List<PendingOrder> orders) {
         try {
             return retry.inNewTransactions(() -> insert(sku, orders));
@@ -60,13 +67,19 @@ public class PendingOrderWriter {
             try {
                 outcomes.putAll(retry.inNewTransactions(() -> insert(sku, List.of(order))));
             } catch (RuntimeException e) {
-                if (!DbErrors.isCheckViolation(e)) {
-                    throw e;
+                if (DbErrors.isCheckViolation(e)) {
+                    outcomes.put(order.orderId(), Outcome.REJECTED);
+                } else {
+                    LOG.warnf("Order %s of %s not stored now, retried later: %s", order.orderId(), sku, e.toString());
                 }
-                outcomes.put(order.orderId(), Outcome.REJECTED);
             }
         }
         return outcomes;
+    }
+
+    /** Whether the order is in MySQL (before taking back an order another writer may have stored meanwhile). */
+    public boolean stored(String orderId) {
+        return QuarkusTransaction.requiringNew().call(() -> PurchaseOrder.count("id", orderId) > 0);
     }
 
     private Map<String, Outcome> insert(String sku, List<PendingOrder> orders) {

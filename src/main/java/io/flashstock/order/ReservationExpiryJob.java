@@ -112,17 +112,18 @@ public class ReservationExpiryJob {
             throw new IllegalStateException("Claimed " + ids.size() + " orders but expired " + flipped);
         }
         Map<String, Long> unitsBySku = new TreeMap<>(); // sorted: items are locked in one global order
+        for (Object[] row : due) {
+            unitsBySku.merge((String) row[1], ((Number) row[2]).longValue(), Long::sum);
+        }
+        unitsBySku.forEach((sku, units) -> OrderService.returnUnits(sku, units, now));
         List<StockEvent> events = new ArrayList<>(due.size());
         for (Object[] row : due) {
-            int quantity = ((Number) row[2]).intValue();
-            unitsBySku.merge((String) row[1], (long) quantity, Long::sum);
-            StockEvent event = mirror.record(StockEvent.Kind.RETURNED, (String) row[1], (String) row[0], quantity,
-                    now);
+            StockEvent event = mirror.record(StockEvent.Kind.RETURNED, (String) row[1], (String) row[0],
+                    ((Number) row[2]).intValue(), now);
             if (event != null) {
                 events.add(event);
             }
         }
-        unitsBySku.forEach((sku, units) -> OrderService.returnUnits(sku, units, now));
         expired.increment(ids.size());
         return new Batch(ids.size(), events);
     }

@@ -60,6 +60,7 @@ public class HotStock implements StockMirror {
     private final RedisDataSource redis;
     private final RedisLock locks;
     private final OrderRelay relay;
+    private final PendingStream stream;
     private final FlashstockConfig.Lua settings;
     private final boolean active;
     private final boolean writeBehind;
@@ -77,9 +78,10 @@ public class HotStock implements StockMirror {
     /** Per item: the last change counter seen, and since when it has not moved (for reconcile). */
     private final Map<String, long[]> quiet = new ConcurrentHashMap<>();
 
-    HotStock(RedisDataSource redis, RedisLock locks, OrderRelay relay, FlashstockConfig config,
+    HotStock(RedisDataSource redis, RedisLock locks, OrderRelay relay, PendingStream stream, FlashstockConfig config,
             MeterRegistry registry) {
         this.redis = redis;
+        this.stream = stream;
         this.locks = locks;
         this.relay = relay;
         this.settings = config.lua();
@@ -127,19 +129,26 @@ public class HotStock implements StockMirror {
 
     /** Runs the purchase script for a new order id. Redis unreachable or cold → {@link UnavailableException}. */
     public Decision purchase(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt) {
+        relay.track(command.sku());
         Decision decision = decide(command, orderId, createdAt, expiresAt);
         if (!"COLD".equals(decision.code())) {
             return decision;
         }
         // No hot stock for this sku: an unknown item, an item whose warm-up failed, or Redis lost its data.
-        if (!QuarkusTransaction.requiringNew().call(() -> Item.count("sku", command.sku()) > 0)) {
-            throw FlashstockException.itemNotFound(command.sku());
+        try {
+            if (!QuarkusTransaction.requiringNew().call(() -> Item.count("sku", command.sku()) > 0)) {
+                throw FlashstockException.itemNotFound(command.sku());
+            }
+            if (generationLost()) {
+                itemWentCold(command.sku());
+                throw coldAnswer();
+            }
+            warm(command.sku());
+        } catch (FlashstockException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new UnavailableException("The hot stock cannot be rebuilt now; nothing was changed, try again.", e);
         }
-        if (generationLost()) {
-            itemWentCold(command.sku());
-            throw coldAnswer();
-        }
-        warm(command.sku());
         decision = decide(command, orderId, createdAt, expiresAt);
         if ("COLD".equals(decision.code())) {
             throw coldAnswer();
@@ -151,15 +160,25 @@ public class HotStock implements StockMirror {
         if (!warm.get()) {
             throw coldAnswer();
         }
+        String sku = command.sku();
         Response reply;
         try {
-            reply = purchaseScript.run(redis, itemKeys(command.sku(), command.idempotencyKey()),
+            reply = purchaseScript.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.users(sku),
+                    RedisKeys.held(sku), RedisKeys.orders(sku), RedisKeys.idempotency(sku, command.idempotencyKey()),
+                    RedisKeys.voided(sku, orderId)),
                     List.of(orderId, command.userId(), Integer.toString(command.quantity()),
                             command.fingerprint() == null ? "" : command.fingerprint(),
                             Long.toString(createdAt.getEpochSecond()), Long.toString(expiresAt.getEpochSecond()),
                             Long.toString(Math.max(1, settings.idempotencyTtl().toSeconds())),
                             command.idempotencyKey() == null ? "" : command.idempotencyKey(), pod));
         } catch (RuntimeException e) {
+            // Timed out or the connection broke: the script may still run, or have run. Make sure it has no effect.
+            try {
+                stream.abandon(sku, orderId, command.idempotencyKey());
+            } catch (RuntimeException again) {
+                LOG.warnf("Could not void purchase %s of %s after a Redis failure (if it ran, its order is kept "
+                        + "and persisted): %s", orderId, sku, again.toString());
+            }
             throw new UnavailableException("The hot stock cannot be reached; nothing was changed, try again.", e);
         }
         String code = reply.get(0).toString();
@@ -176,12 +195,6 @@ public class HotStock implements StockMirror {
         }
     }
 
-    /** KEYS of the purchase script, in its order. */
-    private static List<String> itemKeys(String sku, String idempotencyKey) {
-        return List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku), RedisKeys.orders(sku),
-                RedisKeys.idempotency(sku, idempotencyKey));
-    }
-
     private static UnavailableException coldAnswer() {
         return new UnavailableException("The hot stock is being rebuilt from the database; nothing was changed, "
                 + "try again.");
@@ -196,9 +209,11 @@ public class HotStock implements StockMirror {
         }
         List<String> done = new ArrayList<>(events.size());
         for (StockEvent event : events) {
+            relay.track(event.sku);
             try {
-                applyOne(event);
-                done.add(event.id);
+                if (applyOne(event) != COLD) {
+                    done.add(event.id); // a cold item keeps its event: applied after its warm-up (or moot)
+                }
             } catch (RuntimeException e) {
                 LOG.warnf("Could not mirror %s of %s now; the sweeper retries: %s", event.kind, event.sku,
                         e.toString());
@@ -214,16 +229,20 @@ public class HotStock implements StockMirror {
         }
     }
 
-    private void applyOne(StockEvent event) {
+    /** What the mirror scripts answer for an item without hot stock. */
+    private static final long COLD = -1;
+
+    private long applyOne(StockEvent event) {
         String sku = event.sku;
-        switch (event.kind) {
+        return switch (event.kind) {
             case RESTOCKED -> restockScript.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.event(sku, event.id)),
                     List.of(Integer.toString(event.quantity), event.id,
-                            Long.toString(Math.max(3600, settings.idempotencyTtl().toSeconds()))));
+                            Long.toString(Math.max(3600, settings.idempotencyTtl().toSeconds())),
+                            Long.toString(event.itemVersion))).toLong();
             case CONFIRMED, RETURNED -> transitionScript.run(redis,
                     List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku)),
-                    List.of(event.orderId, event.kind.name()));
-        }
+                    List.of(event.orderId, event.kind.name())).toLong();
+        };
     }
 
     @Override
@@ -241,7 +260,14 @@ public class HotStock implements StockMirror {
 
     @Override
     public boolean persistPending(String orderId) {
-        return active && writeBehind && relay.drainAll() > 0;
+        if (!active || !writeBehind) {
+            return false;
+        }
+        try {
+            return relay.drainAll() > 0;
+        } catch (RuntimeException e) {
+            throw new UnavailableException("Recent orders cannot be read now; try again.", e);
+        }
     }
 
     // --- warm-up, generation, reconcile ------------------------------------------------------------------------
@@ -289,17 +315,22 @@ public class HotStock implements StockMirror {
             if (redis.key().exists(RedisKeys.stock(sku))) {
                 return false;
             }
-            ItemSnapshot snapshot = QuarkusTransaction.requiringNew().call(() -> ItemSnapshot.load(sku));
+            ItemSnapshot snapshot = QuarkusTransaction.requiringNew()
+                    .call(() -> ItemSnapshot.load(sku, settings.idempotencyTtl()));
             if (snapshot == null) {
                 return false;
             }
             redis.key().del(RedisKeys.held(sku), RedisKeys.users(sku));
             putAll(RedisKeys.held(sku), snapshot.held());
             putAll(RedisKeys.users(sku), snapshot.users());
+            snapshot.keys().forEach((key, first) -> redis.value(String.class).setnx(RedisKeys.idempotency(sku, key),
+                    first));
+            snapshot.keyTtls().forEach((key, ttl) -> redis.key().expire(RedisKeys.idempotency(sku, key), ttl));
             boolean created = warmScript.run(redis, List.of(RedisKeys.stock(sku)),
                     List.of(Integer.toString(snapshot.stock()), Integer.toString(snapshot.available()),
                             Integer.toString(snapshot.reserved()), Integer.toString(snapshot.sold()),
-                            Integer.toString(snapshot.perUserLimit()))).toLong() == 1;
+                            Integer.toString(snapshot.perUserLimit()), Long.toString(snapshot.version())))
+                    .toLong() == 1;
             if (created) {
                 LOG.debugf("Warmed %s: %s", sku, snapshot);
             }
@@ -360,6 +391,10 @@ public class HotStock implements StockMirror {
             }
             if (!warm.get()) {
                 rewarm();
+            } else {
+                // Items created through other pods: this pod's relay and reconcile look at them too.
+                QuarkusTransaction.requiringNew().call(() -> Item.getEntityManager()
+                        .createQuery("select i.sku from Item i", String.class).getResultList()).forEach(relay::track);
             }
             sweepEvents();
             reconcileQuiet();
@@ -406,7 +441,8 @@ public class HotStock implements StockMirror {
             }
             long set = reconcileScript.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.orders(sku)),
                     List.of(seqText, Integer.toString(db.stock()), Integer.toString(db.available()),
-                            Integer.toString(db.reserved()), Integer.toString(db.sold()))).toLong();
+                            Integer.toString(db.reserved()), Integer.toString(db.sold()), Long.toString(db.version())))
+                    .toLong();
             if (set == 1) {
                 reconciled.increment();
                 LOG.warnf("Hot stock of %s differed from MySQL (Redis %s, MySQL %s); corrected", sku, fields, db);

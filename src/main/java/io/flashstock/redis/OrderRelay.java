@@ -199,6 +199,13 @@ public class OrderRelay {
         int inserted = 0;
         for (PendingOrder order : orders) {
             Outcome outcome = outcomes.get(order.orderId());
+            if (outcome == null) {
+                continue; // not decided (MySQL failed for it alone): the entry stays for the next round
+            }
+            if ((outcome == Outcome.DUPLICATE_KEY || outcome == Outcome.REJECTED) && writer.stored(order.orderId())) {
+                done.add(order.entryId()); // another writer stored it meanwhile: never take back a stored order
+                continue;
+            }
             switch (outcome) {
                 case INSERTED -> {
                     inserted++;

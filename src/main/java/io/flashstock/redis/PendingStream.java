@@ -19,6 +19,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class PendingStream {
 
+    /** How long a tombstone outlives the purchase it stops: longer than any command can wait in a queue. */
+    static final long VOID_TTL_SECONDS = 600;
+
     private final RedisDataSource redis;
     private final LuaScript undoScript = LuaScript.load("undo_purchase");
 
@@ -64,11 +67,24 @@ public class PendingStream {
      * else persisted or took back the order.
      */
     public boolean undo(PendingOrder order, boolean returnUnits) {
-        String sku = order.sku();
+        return undo(order.sku(), order.orderId(), order.idempotencyKey(), order.entryId(), returnUnits);
+    }
+
+    /**
+     * The caller gave up on a purchase it does not know the outcome of (Redis timed out): a tombstone keeps the
+     * purchase from running if it is still queued, and if it ran, it is taken back while its order is pending.
+     * Returns whether a purchase was taken back.
+     */
+    public boolean abandon(String sku, String orderId, String idempotencyKey) {
+        return undo(sku, orderId, idempotencyKey, "", true);
+    }
+
+    private boolean undo(String sku, String orderId, String idempotencyKey, String entryId, boolean returnUnits) {
         return undoScript.run(redis,
                 List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku), RedisKeys.orders(sku),
-                        RedisKeys.idempotency(sku, order.idempotencyKey())),
-                List.of(order.orderId(), order.entryId(), returnUnits ? "RETURN" : "DROP")).toLong() == 1;
+                        RedisKeys.idempotency(sku, idempotencyKey), RedisKeys.voided(sku, orderId)),
+                List.of(orderId, entryId, returnUnits ? "RETURN" : "DROP", Long.toString(VOID_TTL_SECONDS)))
+                .toLong() == 1;
     }
 
     /** Entries pending for the item. */

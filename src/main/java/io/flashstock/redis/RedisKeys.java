@@ -49,6 +49,11 @@ public final class RedisKeys {
         return prefix(sku) + "idem:" + (key == null ? "" : key);
     }
 
+    /** Tombstone of an order id whose purchase the caller gave up on (redis-lua); expires. */
+    public static String voided(String sku, String orderId) {
+        return prefix(sku) + "void:" + orderId;
+    }
+
     /** Marker of a mirrored restock event (redis-lua). */
     public static String event(String sku, String eventId) {
         return prefix(sku) + "event:" + eventId;
