@@ -99,7 +99,7 @@ public interface FlashstockConfig {
         Duration lease();
 
         /** Longest wait for an item's lock before answering 503 {@code unavailable}. */
-        @WithDefault("2s")
+        @WithDefault("5s")
         Duration maxWait();
 
         /** First backoff ceiling while waiting; doubles per try, with full jitter. */

@@ -55,6 +55,15 @@ public class RedisLockStrategy implements DeductionStrategy {
 
     @Override
     public PurchaseOutcome purchase(PurchaseCommand command) {
+        // A sold-out item (or an unknown sku) needs no lock: once an item is sold out, a storm of buyers reads
+        // its row instead of queueing for the lock. A replay of an earlier Idempotency-Key still goes through.
+        if (!command.hasIdempotencyKey()) {
+            QuarkusTransaction.requiringNew().run(() -> {
+                if (DbPurchase.item(command.sku()).available < command.quantity()) {
+                    throw FlashstockException.soldOut(command.sku(), command.quantity());
+                }
+            });
+        }
         // Threads of this pod queue for the item in FIFO order here, so only one of them at a time waits in
         // Redis: no pile of pods' threads polling the same key, and the grant passes on without a backoff gap.
         ReentrantLock gate = gates.computeIfAbsent(command.sku(), sku -> new ReentrantLock(true));
