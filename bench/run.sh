@@ -1,0 +1,787 @@
+#!/usr/bin/env bash
+# flashstock benchmark: every deduction strategy against the raw Redis and MySQL limits, in one run.
+# Run bench/run.sh --help for the usage. What it does, per strategy (and per persistence mode of redis-lua):
+#   fresh data (database flashstock_bench dropped and created, Redis db 15 flushed), start the packaged service,
+#   time start-to-ready, warm the JVM up, then for each concurrency and repetition, alternating:
+#     HTTP floor (GET /q/health/live) · hot sell · raw MySQL versioned · sell-out · raw MySQL conditional ·
+#     sold-out storm
+#   checking the invariants after every service scenario. Raw Redis EVALSHA of the service's own purchase.lua runs
+#   after each redis-lua service run. The end: a table of medians and ratios (all from this run).
+set -euo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_DIR="$(cd "$BENCH_DIR/.." && pwd)"
+COMMAND_LINE="bench/run.sh $*"
+
+usage() {
+  cat <<'EOF'
+Usage: bench/run.sh MODE [OPTIONS]
+
+Benchmarks the flashstock service (every deduction strategy in the build) against the raw limits of its
+parts, measured side by side in the same run, and fails loudly when any run breaks an invariant.
+
+Modes (one is required):
+  --smoke          seconds per strategy at concurrency 4: proves the harness works (CI runs this)
+  --quick          concurrency 50, 3 repetitions: a few minutes (under 10 with all strategies)
+  --full           concurrency 1, 10, 50, 200, 3 repetitions, sell-out of 1,000 units to 50,000+ buyers;
+                   writes docs/benchmarks.md and docs/benchmarks.png
+
+Options:
+  --write-docs         write docs/benchmarks.md and docs/benchmarks.png in any mode
+  --docs-dir DIR       where to write them (default: docs/ of this checkout)
+  --strategies LIST    comma-separated subset of: db-optimistic,redis-lock,redis-lua
+  --concurrency LIST   comma-separated client counts, instead of the mode's
+  --reps N             repetitions per concurrency, instead of the mode's
+  --jar PATH           service jar to run (default: this checkout's target/quarkus-app/quarkus-run.jar,
+                       built with ./mvnw when missing or older than the sources); also FLASHSTOCK_JAR
+  -h, --help           this text
+
+Environment: BENCH_MYSQL_HOST/PORT/USER/PASSWORD (127.0.0.1, 3306, root, empty), BENCH_REDIS_HOST/PORT
+(127.0.0.1, 6379), BENCH_JAVA_OPTS (JVM options of the service), BENCH_OUT (folder for logs and raw
+results; default a new temporary folder), BENCH_CONVERGE_SECONDS (how long redis-lua write-behind may take
+to reach MySQL; default 5).
+
+It uses only the MySQL database flashstock_bench (dropped and re-created for every service run) and Redis
+logical database 15 (FLUSHDB between runs); nothing else is touched. Tools it needs and does not find
+(wrk, redis-tools, gnuplot for the chart) are installed with apt-get.
+
+Exit status: 0 all fine; 1 an error (tool missing, service failed to start, ...); 2 usage; 3 an invariant
+was broken (the line INVARIANT BREACH says which).
+EOF
+}
+
+# ---------------------------------------------------------------------------------------------------------------
+# Options
+
+MODE=""
+WRITE_DOCS=false
+DOCS_DIR="$REPO_DIR/docs"
+ONLY_STRATEGIES=""
+CONC_OVERRIDE=""
+REPS_OVERRIDE=""
+JAR="${FLASHSTOCK_JAR:-}"
+
+while (($# > 0)); do
+  case "$1" in
+    --smoke | --quick | --full) MODE="${1#--}" ;;
+    --write-docs) WRITE_DOCS=true ;;
+    --docs-dir) DOCS_DIR="${2:?--docs-dir needs a folder}"; shift ;;
+    --strategies) ONLY_STRATEGIES="${2:?--strategies needs a list}"; shift ;;
+    --concurrency) CONC_OVERRIDE="${2:?--concurrency needs a list}"; shift ;;
+    --reps) REPS_OVERRIDE="${2:?--reps needs a number}"; shift ;;
+    --jar) JAR="${2:?--jar needs a path}"; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ -z "$MODE" ]; then
+  echo "choose a mode: --smoke, --quick or --full" >&2
+  usage >&2
+  exit 2
+fi
+
+# Per mode: concurrency levels, repetitions, seconds of the hot sell / storm / HTTP floor / raw MySQL runs,
+# the sell-out (stock vs buyers), warm-up seconds, and the requests of one redis-benchmark run.
+case "$MODE" in
+  smoke)
+    CONCURRENCY=(4); REPS=1; HOT_SECONDS=2; STORM_SECONDS=1; FLOOR_SECONDS=1; RAW_SECONDS=1; RAW_WARMUP=0.5
+    SELLOUT_STOCK=100; SELLOUT_BUYERS=500; WARMUP_SECONDS=3; REDIS_REQUESTS=5000 ;;
+  quick)
+    CONCURRENCY=(50); REPS=3; HOT_SECONDS=5; STORM_SECONDS=3; FLOOR_SECONDS=3; RAW_SECONDS=3; RAW_WARMUP=1
+    SELLOUT_STOCK=1000; SELLOUT_BUYERS=10000; WARMUP_SECONDS=10; REDIS_REQUESTS=100000 ;;
+  full)
+    CONCURRENCY=(1 10 50 200); REPS=3; HOT_SECONDS=10; STORM_SECONDS=5; FLOOR_SECONDS=5; RAW_SECONDS=5
+    RAW_WARMUP=1; SELLOUT_STOCK=1000; SELLOUT_BUYERS=51000; WARMUP_SECONDS=20; REDIS_REQUESTS=200000
+    WRITE_DOCS=true ;;
+esac
+if [ -n "$CONC_OVERRIDE" ]; then IFS=, read -r -a CONCURRENCY <<<"$CONC_OVERRIDE"; fi
+if [ -n "$REPS_OVERRIDE" ]; then REPS="$REPS_OVERRIDE"; fi
+for c in "${CONCURRENCY[@]}" "$REPS"; do
+  [[ "$c" =~ ^[1-9][0-9]*$ ]] || { echo "not a positive number: $c" >&2; exit 2; }
+done
+
+# What runs: strategy[:persistence mode]. redis-lua is covered with both of its persistence modes.
+ALL_CONFIGS=(db-optimistic redis-lock redis-lua:write-through redis-lua:write-behind)
+CONFIGS=()
+for config in "${ALL_CONFIGS[@]}"; do
+  if [ -z "$ONLY_STRATEGIES" ] || [[ ",$ONLY_STRATEGIES," == *",${config%%:*},"* ]]; then CONFIGS+=("$config"); fi
+done
+((${#CONFIGS[@]} > 0)) || { echo "--strategies matched none of: db-optimistic, redis-lock, redis-lua" >&2; exit 2; }
+
+MYSQL_HOST="${BENCH_MYSQL_HOST:-127.0.0.1}"
+MYSQL_PORT="${BENCH_MYSQL_PORT:-3306}"
+MYSQL_USER="${BENCH_MYSQL_USER:-root}"
+export MYSQL_PWD="${BENCH_MYSQL_PASSWORD:-}"
+REDIS_HOST="${BENCH_REDIS_HOST:-127.0.0.1}"
+REDIS_PORT="${BENCH_REDIS_PORT:-6379}"
+BENCH_DB=flashstock_bench
+REDIS_DB=15
+CONVERGE_SECONDS="${BENCH_CONVERGE_SECONDS:-5}"
+JDBC_URL="jdbc:mysql://$MYSQL_HOST:$MYSQL_PORT/$BENCH_DB"
+
+OUT="${BENCH_OUT:-$(mktemp -d /tmp/flashstock-bench.XXXXXX)}"
+mkdir -p "$OUT"
+RESULTS="$OUT/results.tsv"
+: >"$RESULTS"
+RUN_ID="$(printf '%04x' $((RANDOM % 65536)))"
+STARTED_AT=$SECONDS
+BREACHES=0
+
+say() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+die() { printf '\n[bench] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# One run at a time: they would share the database and the Redis db.
+exec 9>"${TMPDIR:-/tmp}/flashstock-bench.lock"
+if ! flock -n 9; then
+  say "another bench/run.sh is running; waiting for it (at most 30 minutes)"
+  flock -w 1800 9 || die "the other bench/run.sh did not finish within 30 minutes"
+fi
+
+# ---------------------------------------------------------------------------------------------------------------
+# Cleanup: every process this script started, and the one server setting it may have raised.
+
+SERVICE_PID=""
+MONITOR_PID=""
+WRK_PID=""
+RESTORE_MAX_CONNECTIONS=""
+
+stop_pid() { # pid [seconds to wait before SIGKILL]
+  local pid="$1" wait_for="${2:-20}" i
+  [ -n "$pid" ] || return 0
+  kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < wait_for * 10; i++)); do
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+  stop_pid "$WRK_PID" 2
+  stop_pid "$MONITOR_PID" 2
+  stop_pid "$SERVICE_PID" 20
+  if [ -n "$RESTORE_MAX_CONNECTIONS" ]; then
+    sql_server "SET GLOBAL max_connections = $RESTORE_MAX_CONNECTIONS" || true
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------------------------------------------------------
+# Tools
+
+# ensure_tool COMMAND DEBIAN_PACKAGE [optional]
+ensure_tool() {
+  local cmd="$1" package="$2" optional="${3:-}"
+  command -v "$cmd" >/dev/null && return 0
+  say "$cmd is missing: installing the Debian package $package"
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then sudo="sudo -n"; fi
+  if command -v apt-get >/dev/null \
+    && { $sudo apt-get install -y -q "$package" >"$OUT/apt-$package.log" 2>&1 \
+      || { $sudo apt-get update -q >>"$OUT/apt-$package.log" 2>&1 \
+        && $sudo apt-get install -y -q "$package" >>"$OUT/apt-$package.log" 2>&1; }; } \
+    && command -v "$cmd" >/dev/null; then
+    say "installed $package"
+    return 0
+  fi
+  if [ -n "$optional" ]; then
+    say "could not install $package (see $OUT/apt-$package.log): $optional"
+    return 1
+  fi
+  die "$cmd is needed and the package $package could not be installed (see $OUT/apt-$package.log); install it and run again"
+}
+
+ensure_tool curl curl
+ensure_tool java openjdk-17-jdk-headless
+ensure_tool javac openjdk-17-jdk-headless
+ensure_tool wrk wrk
+ensure_tool redis-cli redis-tools
+ensure_tool redis-benchmark redis-tools
+ensure_tool mariadb mariadb-client
+ensure_tool unzip unzip "purchase.lua is then read from the source tree only"
+HAVE_GNUPLOT=false
+if $WRITE_DOCS && ensure_tool gnuplot gnuplot-nox "docs/benchmarks.md gets no chart"; then HAVE_GNUPLOT=true; fi
+
+# ---------------------------------------------------------------------------------------------------------------
+# MySQL and Redis
+
+sql_server() { mariadb -h"$MYSQL_HOST" -P"$MYSQL_PORT" -u"$MYSQL_USER" -N -B -e "$1"; }
+sql() { mariadb -h"$MYSQL_HOST" -P"$MYSQL_PORT" -u"$MYSQL_USER" -N -B "$BENCH_DB" -e "$1"; }
+rcli() { redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" -n "$REDIS_DB" "$@"; }
+
+sql_server 'SELECT 1' >/dev/null 2>&1 || die "MariaDB/MySQL does not answer on $MYSQL_HOST:$MYSQL_PORT as $MYSQL_USER"
+[ "$(rcli PING 2>/dev/null)" = PONG ] || die "Redis does not answer on $REDIS_HOST:$REDIS_PORT"
+
+fresh_data() {
+  sql_server "DROP DATABASE IF EXISTS $BENCH_DB; CREATE DATABASE $BENCH_DB" >/dev/null
+  rcli FLUSHDB >/dev/null # db 15 only
+}
+
+# The raw MySQL clients hold one connection each: make room for the largest concurrency (until this script exits).
+max_needed=0
+for c in "${CONCURRENCY[@]}"; do ((c > max_needed)) && max_needed=$c; done
+max_connections="$(sql_server 'SELECT @@max_connections')"
+if ((max_connections < max_needed + 60)); then
+  if sql_server "SET GLOBAL max_connections = $((max_needed + 100))" 2>/dev/null; then
+    RESTORE_MAX_CONNECTIONS="$max_connections"
+    say "raised max_connections from $max_connections to $((max_needed + 100)) for this run (restored at exit)"
+  else
+    say "max_connections is $max_connections: raw MySQL runs above $((max_connections - 60)) clients may fail"
+  fi
+fi
+
+# ---------------------------------------------------------------------------------------------------------------
+# The service jar (built from this checkout when missing or stale, unless --jar / FLASHSTOCK_JAR names one)
+
+if [ -z "$JAR" ]; then
+  JAR="$REPO_DIR/target/quarkus-app/quarkus-run.jar"
+  if [ ! -f "$JAR" ] || [ -n "$(find "$REPO_DIR/src/main" "$REPO_DIR/pom.xml" -newer "$JAR" -print -quit)" ]; then
+    say "building the service jar: ./mvnw -B -q package -DskipTests (log: $OUT/build.log)"
+    (cd "$REPO_DIR" && ./mvnw -B -q package -DskipTests) >"$OUT/build.log" 2>&1 \
+      || { tail -40 "$OUT/build.log" >&2; die "the build failed (log: $OUT/build.log)"; }
+  fi
+fi
+[ -f "$JAR" ] || die "no service jar at $JAR"
+JAR="$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")"
+say "service jar: $JAR"
+
+# The purchase script of that build (for the raw Redis row), from the build output or its source tree.
+PURCHASE_LUA="$OUT/purchase.lua"
+rm -f "$PURCHASE_LUA"
+for app_jar in "$(dirname "$JAR")"/app/*.jar; do
+  if [ -f "$app_jar" ] && command -v unzip >/dev/null && unzip -l "$app_jar" lua/purchase.lua >/dev/null 2>&1; then
+    unzip -p "$app_jar" lua/purchase.lua >"$PURCHASE_LUA"
+  fi
+done
+jar_root="$(cd "$(dirname "$JAR")/../.." && pwd)"
+if [ ! -s "$PURCHASE_LUA" ] && [ -f "$jar_root/src/main/resources/lua/purchase.lua" ]; then
+  cp "$jar_root/src/main/resources/lua/purchase.lua" "$PURCHASE_LUA"
+fi
+[ -s "$PURCHASE_LUA" ] || rm -f "$PURCHASE_LUA"
+
+# The raw MySQL harness: one Java file, compiled once, with the MySQL driver the service build uses.
+CONNECTOR_JAR=""
+for where in "$(dirname "$JAR")/lib" "$HOME/.m2/repository/com/mysql"; do
+  [ -d "$where" ] && CONNECTOR_JAR="$(find "$where" -name '*mysql-connector-j-*.jar' | sort -V | tail -1)"
+  [ -z "$CONNECTOR_JAR" ] || break
+done
+[ -n "$CONNECTOR_JAR" ] || die "no mysql-connector-j jar found (in $(dirname "$JAR")/lib or ~/.m2)"
+mkdir -p "$OUT/classes"
+javac -d "$OUT/classes" -cp "$CONNECTOR_JAR" "$BENCH_DIR/RawMysql.java" || die "cannot compile bench/RawMysql.java"
+
+# ---------------------------------------------------------------------------------------------------------------
+# The service process
+
+SERVICE_PORT=""
+SERVICE_READY_MS=""
+
+# start_service STRATEGY PERSISTENCE LOG: 0 ready, 3 strategy not in this build; dies otherwise.
+start_service() {
+  local strategy="$1" persistence="$2" log="$3" t0 code i
+  fresh_data
+  t0=$(date +%s%N)
+  # shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of options
+  env QUARKUS_PROFILE="$strategy" \
+    QUARKUS_DATASOURCE_JDBC_URL="$JDBC_URL" \
+    QUARKUS_DATASOURCE_USERNAME="$MYSQL_USER" QUARKUS_DATASOURCE_PASSWORD="$MYSQL_PWD" \
+    QUARKUS_REDIS_HOSTS="redis://$REDIS_HOST:$REDIS_PORT/$REDIS_DB" \
+    QUARKUS_HTTP_HOST=127.0.0.1 QUARKUS_HTTP_PORT=0 \
+    FLASHSTOCK_RESERVATION_TTL=6h \
+    ${persistence:+FLASHSTOCK_LUA_PERSISTENCE="$persistence"} \
+    java ${BENCH_JAVA_OPTS:-} -jar "$JAR" >"$log" 2>&1 &
+  SERVICE_PID=$!
+  SERVICE_PORT=""
+  for ((i = 0; i < 2400; i++)); do # 120 s
+    if ! kill -0 "$SERVICE_PID" 2>/dev/null; then
+      wait "$SERVICE_PID" 2>/dev/null || true
+      SERVICE_PID=""
+      if grep -q 'not implemented' "$log"; then return 3; fi
+      tail -30 "$log" >&2
+      die "the service ($strategy${persistence:+ $persistence}) stopped during startup (log: $log)"
+    fi
+    if [ -z "$SERVICE_PORT" ]; then
+      SERVICE_PORT="$(grep -so 'Listening on: http://[^ ]*' "$log" | head -1 | sed 's/.*://' || true)"
+    fi
+    if [ -n "$SERVICE_PORT" ]; then
+      code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$SERVICE_PORT/q/health/ready" || true)"
+      if [ "$code" = 200 ]; then
+        SERVICE_READY_MS=$((($(date +%s%N) - t0) / 1000000))
+        return 0
+      fi
+    fi
+    sleep 0.05
+  done
+  tail -30 "$log" >&2
+  die "the service ($strategy${persistence:+ $persistence}) was not ready within 120 s (log: $log)"
+}
+
+base_url() { echo "http://127.0.0.1:$SERVICE_PORT"; }
+
+create_item() { # sku stock per_user_limit
+  local code
+  code="$(curl -s -o "$OUT/create-item.json" -w '%{http_code}' -X POST "$(base_url)/items" \
+    -H 'Content-Type: application/json' \
+    -d "{\"sku\":\"$1\",\"name\":\"bench $1\",\"stock\":$2,\"perUserLimit\":$3}")"
+  [ "$code" = 201 ] || die "POST /items $1 answered $code: $(cat "$OUT/create-item.json")"
+}
+
+# CPU time (clock ticks) of a process, and of MySQL + Redis servers together.
+CLK_TCK="$(getconf CLK_TCK)"
+cpu_ticks() { # pid...
+  local pid total=0 t
+  for pid in "$@"; do
+    t="$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{print $12 + $13}')" || t=0
+    total=$((total + ${t:-0}))
+  done
+  echo "$total"
+}
+BACKEND_PIDS="$(pidof mariadbd mysqld redis-server 2>/dev/null || true)"
+rss_kb() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
+
+# ---------------------------------------------------------------------------------------------------------------
+# Load runs
+
+declare -A R # the last run's figures
+
+parse_result() { # "PREFIX key=value ..."
+  local kv
+  R=()
+  for kv in $1; do
+    if [[ "$kv" == *=* ]]; then R["${kv%%=*}"]="${kv#*=}"; fi
+  done
+}
+
+# run_wrk MODE SKU PREFIX CONC REQUESTS SECONDS REPEAT_PCT: one wrk run; figures in R, CPU seconds in R[svc_cpu]...
+run_wrk() {
+  local mode="$1" sku="$2" prefix="$3" conc="$4" requests="$5" seconds="$6" repeat="$7" out line safety
+  local svc0 back0 svc1 back1
+  safety=$((seconds > 0 ? seconds + 120 : 1800))
+  svc0=$(cpu_ticks "$SERVICE_PID"); back0=$(cpu_ticks $BACKEND_PIDS)
+  BENCH_MODE="$mode" BENCH_SKU="$sku" BENCH_PREFIX="$prefix" BENCH_REQUESTS="$requests" \
+    BENCH_SECONDS="$seconds" BENCH_REPEAT_PCT="$repeat" \
+    wrk -t1 -c"$conc" -d"${safety}s" --timeout 30s -s "$BENCH_DIR/purchase.lua" "$(base_url)" >"$OUT/wrk.out" 2>&1 &
+  WRK_PID=$!
+  # wrk ends by itself when every answer is in; a service that died would leave it waiting for its -d.
+  while kill -0 "$WRK_PID" 2>/dev/null; do
+    if ! kill -0 "$SERVICE_PID" 2>/dev/null; then
+      stop_pid "$WRK_PID" 2
+      die "the service process died during the run $prefix (log: $OUT/service-*.log)"
+    fi
+    sleep 0.1
+  done
+  wait "$WRK_PID" || die "wrk failed: $(cat "$OUT/wrk.out")"
+  WRK_PID=""
+  svc1=$(cpu_ticks "$SERVICE_PID"); back1=$(cpu_ticks $BACKEND_PIDS)
+  out="$(cat "$OUT/wrk.out")"
+  line="$(grep '^BENCH_RESULT' <<<"$out" || true)"
+  [ -n "$line" ] || die "wrk printed no BENCH_RESULT: $out"
+  printf '%s %s\n' "$prefix" "$line" >>"$OUT/wrk.log"
+  parse_result "$line"
+  R[svc_cpu]="$(awk -v t=$((svc1 - svc0)) -v hz="$CLK_TCK" 'BEGIN {printf "%.3f", t / hz}')"
+  R[back_cpu]="$(awk -v t=$((back1 - back0)) -v hz="$CLK_TCK" 'BEGIN {printf "%.3f", t / hz}')"
+}
+
+record_svc() { # config scenario conc rep
+  printf 'svc\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" \
+    "${R[rps]}" "${R[p50_us]}" "${R[p99_us]}" "${R[s2xx]}" "${R[s409_sold_out]}" "${R[s409_limit]}" \
+    "${R[s503]}" "${R[received]}" "${R[svc_cpu]}" "${R[back_cpu]}" >>"$RESULTS"
+  say "$(printf '%-24s %-15s c=%-3s #%s  %8s req/s  p50 %6s ms  p99 %7s ms  2xx %s  409 %s  503 %s' "$1" "$2" "$3" "$4" \
+    "${R[rps]}" "$(awk -v u="${R[p50_us]}" 'BEGIN {printf "%.2f", u / 1000}')" \
+    "$(awk -v u="${R[p99_us]}" 'BEGIN {printf "%.2f", u / 1000}')" "${R[s2xx]}" \
+    "$((R[s409_sold_out] + R[s409_limit]))" "${R[s503]}")"
+}
+
+record_raw() { # name conc rep rps p50_us p99_us [note]
+  printf 'raw\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "${7:-}" >>"$RESULTS"
+  say "$(printf '%-24s %-15s c=%-3s #%s  %8s ops/s p50 %6s ms  p99 %7s ms %s' raw "$1" "$2" "$3" "$4" \
+    "$(awk -v u="$5" 'BEGIN {printf "%.2f", u / 1000}')" "$(awk -v u="$6" 'BEGIN {printf "%.2f", u / 1000}')" "${7:-}")"
+}
+
+# ---------------------------------------------------------------------------------------------------------------
+# Invariants, after every service scenario
+
+breach() {
+  BREACHES=$((BREACHES + 1))
+  {
+    echo
+    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+    echo "!!! INVARIANT BREACH: $*"
+    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+    echo
+  } >&2
+}
+
+# What the answers of this service run promised, per item: 2xx answers (each an order of one unit) and sold-out
+# answers. Reset with the data at every service start.
+declare -A PROMISED_ORDERS=() SOLD_OUT_ANSWERS=()
+
+# check_item LABEL SKU REDIS_COUNTERS(true|false): after the run in R.
+check_item() {
+  local label="$1" sku="$2" redis_counters="$3"
+  local orders units stock available reserved sold limit over row waited=0 rrow
+  PROMISED_ORDERS[$sku]=$((${PROMISED_ORDERS[$sku]:-0} + R[s2xx]))
+  SOLD_OUT_ANSWERS[$sku]=$((${SOLD_OUT_ANSWERS[$sku]:-0} + R[s409_sold_out]))
+  local expected="${PROMISED_ORDERS[$sku]}"
+
+  # Answers the contract does not allow here, and answers that never came.
+  local unexpected=$((R[s409_other] + R[s4xx] + R[s5xx] + R[other]))
+  ((unexpected == 0)) || breach "$label: $unexpected unexpected answers (409 other ${R[s409_other]}, 4xx ${R[s4xx]}, 5xx ${R[s5xx]}, other ${R[other]}; see $OUT/service-*.log)"
+  ((R[received] == R[sent])) || breach "$label: ${R[sent]} purchases sent, ${R[received]} answered"
+  ((R[socket_errors] == 0 && R[timeouts] == 0)) || breach "$label: ${R[socket_errors]} socket errors, ${R[timeouts]} timeouts: answers were lost"
+
+  # Orders reach MySQL before the answer, or (redis-lua write-behind) within a bounded delay.
+  while :; do
+    row="$(sql "SELECT i.stock, i.available, i.reserved, i.sold, i.per_user_limit,
+                       (SELECT COUNT(*) FROM purchase_order o WHERE o.sku = i.sku),
+                       (SELECT COALESCE(SUM(o.quantity), 0) FROM purchase_order o WHERE o.sku = i.sku)
+                FROM item i WHERE i.sku = '$sku'")"
+    [ -n "$row" ] || { breach "$label: item $sku is not in MySQL"; return 0; }
+    read -r stock available reserved sold limit orders units <<<"$row"
+    rrow=""
+    if $redis_counters; then
+      rrow="$(rcli HMGET "fs:{$sku}:stock" stock available reserved sold | paste -sd ' ')"
+    fi
+    if ((orders == expected)) && { ! $redis_counters || [ "$rrow" = "$stock $available $reserved $sold" ]; }; then
+      break
+    fi
+    if ((waited >= CONVERGE_SECONDS * 10)); then break; fi
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  ((waited == 0)) || say "$label: MySQL caught up after $((waited * 100)) ms"
+
+  ((orders == expected)) || breach "$label: $orders orders of $sku in MySQL, but $expected purchases were answered 2xx"
+  ((units == reserved + sold)) || breach "$label: orders of $sku hold $units units, the item says reserved+sold = $((reserved + sold))"
+  ((stock == available + reserved + sold)) || breach "$label: $sku stock $stock != available $available + reserved $reserved + sold $sold"
+  ((reserved + sold <= stock)) || breach "$label: $sku oversold: $((reserved + sold)) units of $stock"
+  if ((SOLD_OUT_ANSWERS[$sku] > 0)); then
+    ((reserved + sold == stock)) || breach "$label: ${SOLD_OUT_ANSWERS[$sku]} buyers were told sold-out, but only $((reserved + sold)) of $stock units are gone"
+  fi
+  if ((limit > 0)); then
+    over="$(sql "SELECT COUNT(*) FROM (SELECT user_id FROM purchase_order WHERE sku = '$sku'
+                   AND status IN ('RESERVED', 'CONFIRMED') GROUP BY user_id HAVING SUM(quantity) > $limit) t")"
+    ((over == 0)) || breach "$label: $over users of $sku hold more than the limit of $limit"
+  fi
+  if $redis_counters && [ "$rrow" != "$stock $available $reserved $sold" ]; then
+    breach "$label: Redis fs:{$sku}:stock (stock available reserved sold) = '$rrow', MySQL = '$stock $available $reserved $sold'"
+  fi
+  if ((BREACHES > 0)); then
+    report
+    echo "Stopped at the first breach. Data kept in database $BENCH_DB and Redis db $REDIS_DB; logs in $OUT" >&2
+    exit 3
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------------------------
+# Raw limits
+
+raw_mysql() { # versioned|conditional conc rep sku
+  local out
+  out="$(java -cp "$OUT/classes:$CONNECTOR_JAR" RawMysql \
+    "$JDBC_URL?useAffectedRows=true&cachePrepStmts=true&connectionTimeZone=UTC" "$MYSQL_USER" "$MYSQL_PWD" \
+    "$4" "$1" "$2" "$RAW_SECONDS" "$RAW_WARMUP" 2>&1)" || die "raw MySQL $1 failed: $out"
+  parse_result "$(grep '^RAW_RESULT' <<<"$out")"
+  record_raw "mysql-$1" "$2" "$3" "${R[rps]}" "${R[p50_us]}" "${R[p99_us]}" \
+    "$(awk -v r="${R[retries]}" -v n="${R[ops]}" 'BEGIN {printf "%.2f retries/update", (n > 0 ? r / n : 0)}')"
+}
+
+# Raw Redis: the exact EVALSHA the service sends for one purchase (caught with MONITOR while it runs), replayed
+# by redis-benchmark with fresh user ids, keys and order ids, against an item whose stock never runs out.
+RAW_LUA_SKU=raw-lua
+RAW_LUA_ARGS=()
+RAW_LUA_SKIP=""
+
+# Decodes a MONITOR line's quoted arguments, one per line (gives up on arguments with newlines or binary).
+monitor_args() {
+  awk '{
+    s = $0; sub(/^[^]]*\] /, "", s)
+    n = length(s); arg = ""; inq = 0
+    for (i = 1; i <= n; i++) {
+      ch = substr(s, i, 1)
+      if (!inq) { if (ch == "\"") { inq = 1; arg = "" } continue }
+      if (ch == "\\") {
+        i++; ch = substr(s, i, 1)
+        if (ch == "\"" || ch == "\\") arg = arg ch
+        else { print "UNSUPPORTED"; exit }
+        continue
+      }
+      if (ch == "\"") { print arg; inq = 0; continue }
+      arg = arg ch
+    }
+  }'
+}
+
+capture_lua_purchase() {
+  RAW_LUA_ARGS=()
+  RAW_LUA_SKIP=""
+  create_item "$RAW_LUA_SKU" 2000000000 0
+  local capture="$OUT/monitor.txt" line cmd i a user="rawcap-u1" key="rawcap-k1"
+  redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" MONITOR >"$capture" 2>&1 &
+  MONITOR_PID=$!
+  sleep 0.3
+  local order_id
+  order_id="$(curl -s -X POST "$(base_url)/items/$RAW_LUA_SKU/purchases" -H 'Content-Type: application/json' \
+    -H "Idempotency-Key: $key" -d "{\"userId\":\"$user\",\"quantity\":1}" \
+    | grep -o '"orderId":"[0-9a-fA-F-]*"' | cut -d'"' -f4 || true)"
+  sleep 0.3
+  stop_pid "$MONITOR_PID" 2
+  MONITOR_PID=""
+  # The call of the build's purchase.lua (by its SHA1) if seen, else the first script call on the item's keys.
+  local calls purchase_sha=""
+  calls="$(grep -F "[$REDIS_DB " "$capture" | grep -iE '"(EVALSHA|EVAL)"' | grep -F "{$RAW_LUA_SKU}" || true)"
+  [ -f "$PURCHASE_LUA" ] && purchase_sha="$(sha1sum "$PURCHASE_LUA" | cut -d' ' -f1)"
+  line="$( { [ -n "$purchase_sha" ] && grep -F "\"$purchase_sha\"" <<<"$calls"; } | head -1 || true)"
+  [ -n "$line" ] || line="$(head -1 <<<"$calls")"
+  if [ -z "$line" ]; then
+    RAW_LUA_SKIP="no EVALSHA/EVAL of the item's keys seen during a purchase (MONITOR: $capture)"
+    return 0
+  fi
+  mapfile -t cmd < <(monitor_args <<<"$line")
+  if [ "${cmd[*]}" = UNSUPPORTED ] || ((${#cmd[@]} < 3)); then
+    RAW_LUA_SKIP="cannot replay the captured call: $line"
+    return 0
+  fi
+  if [[ "${cmd[0]^^}" == EVAL ]]; then # sent as a script body: load the build's purchase.lua instead
+    [ -f "$PURCHASE_LUA" ] || { RAW_LUA_SKIP="the service sends EVAL and the build has no lua/purchase.lua"; return 0; }
+    cmd[1]="$(rcli SCRIPT LOAD "$(cat "$PURCHASE_LUA")")"
+  fi
+  RAW_LUA_ARGS=(EVALSHA "${cmd[1]}")
+  for ((i = 2; i < ${#cmd[@]}; i++)); do
+    a="${cmd[$i]//$user/rawcap-u__rand_int__}"
+    a="${a//$key/rawcap-k__rand_int__}"
+    # the order id (a UUID): its last group becomes 12 random digits
+    if [ -n "$order_id" ]; then a="${a//$order_id/${order_id:0:24}__rand_int__}"; fi
+    RAW_LUA_ARGS+=("$a")
+  done
+  printf '%q ' "${RAW_LUA_ARGS[@]}" >"$OUT/raw-lua-command.txt"
+  say "raw Redis: replaying $(cat "$OUT/raw-lua-command.txt")"
+}
+
+# After the redis-lua service stopped (so no relay consumes what the raw calls leave behind). A run in which fewer
+# than 95% of the calls took a unit measured something else (say the script cache was flushed under it, which
+# makes every call a fast NOSCRIPT error): it is discarded and run again, at most twice.
+raw_redis() { # conc rep
+  local before after out rps p50 p99 note attempt
+  for attempt in 1 2 3; do
+    if ! rcli SCRIPT EXISTS "${RAW_LUA_ARGS[1]}" | grep -qx 1; then
+      say "raw Redis: the script ${RAW_LUA_ARGS[1]} is not loaded (any more); loading the build's purchase.lua"
+      [ -f "$PURCHASE_LUA" ] && rcli SCRIPT LOAD "$(cat "$PURCHASE_LUA")" >/dev/null
+    fi
+    before="$(rcli HGET "fs:{$RAW_LUA_SKU}:stock" available)"
+    out="$(redis-benchmark -h "$REDIS_HOST" -p "$REDIS_PORT" --dbnum "$REDIS_DB" -c "$1" -n "$REDIS_REQUESTS" -P 1 \
+      -r 1000000000 --csv "${RAW_LUA_ARGS[@]}" 2>&1)" || die "redis-benchmark failed: $out"
+    after="$(rcli HGET "fs:{$RAW_LUA_SKU}:stock" available)"
+    printf 'c=%s #%s attempt %s: available %s -> %s\n%s\n' "$1" "$2" "$attempt" "$before" "$after" "$out" >>"$OUT/redis-benchmark.log"
+    # "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_..."
+    # (counted from the end: the test name is the command, which may hold commas)
+    read -r rps p50 p99 < <(tail -1 <<<"$out" | tr -d '"' | awk -F, '{print $(NF-6), $(NF-3), $(NF-1)}')
+    if ! [[ "$before" =~ ^[0-9]+$ && "$after" =~ ^[0-9]+$ ]]; then
+      note="unit count not checked (no fs:{$RAW_LUA_SKU}:stock available)"
+      break
+    fi
+    note="$(awk -v d=$((before - after)) -v n="$REDIS_REQUESTS" 'BEGIN {printf "%.1f%% of the calls took a unit", 100 * d / n}')"
+    if ((before - after >= REDIS_REQUESTS * 95 / 100)); then
+      break
+    fi
+    say "WARNING: raw Redis run c=$1 #$2: only $((before - after)) of $REDIS_REQUESTS calls took a unit;" \
+      "$( ((attempt < 3)) && echo "discarded, running it again" || echo "kept, but it does not measure winning purchases")"
+  done
+  record_raw redis-evalsha "$1" "$2" "$rps" "$(awk -v m="$p50" 'BEGIN {printf "%d", m * 1000}')" \
+    "$(awk -v m="$p99" 'BEGIN {printf "%d", m * 1000}')" "$note"
+}
+
+# ---------------------------------------------------------------------------------------------------------------
+# Report
+
+report() {
+  echo
+  echo "## flashstock benchmark: $MODE run $RUN_ID, $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo
+  awk -f "$BENCH_DIR/report.awk" "$RESULTS"
+}
+
+machine_description() {
+  local cpu mem
+  cpu="$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
+  mem="$(awk '/^MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
+  echo "- CPU: ${cpu:-unknown}, $(nproc) cores; memory $mem; kernel $(uname -r)"
+  echo "- $(java -version 2>&1 | head -1); $(sql_server 'SELECT CONCAT("MySQL server ", VERSION())');" \
+    "Redis $(rcli INFO server | awk -F: '/^redis_version/ {print $2}' | tr -d '\r'); $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
+  echo "- Everything on this one machine: service, MariaDB, Redis and the load generators share the cores."
+}
+
+write_docs() {
+  mkdir -p "$DOCS_DIR"
+  local md="$DOCS_DIR/benchmarks.md" png="$DOCS_DIR/benchmarks.png" commit=""
+  if git -C "$jar_root" rev-parse --short HEAD >/dev/null 2>&1; then
+    commit="$(git -C "$jar_root" rev-parse --short HEAD)$(git -C "$jar_root" diff --quiet HEAD -- src pom.xml 2>/dev/null || echo ' (with uncommitted changes)')"
+  fi
+  if $HAVE_GNUPLOT; then
+    awk -v out=chart -f "$BENCH_DIR/report.awk" "$RESULTS" >"$OUT/chart.tsv"
+    gnuplot -e "datafile='$OUT/chart.tsv'; outfile='$png'; subtitle='bench/run.sh --$MODE, $(date -u +%Y-%m-%d), $(nproc) cores'" \
+      "$BENCH_DIR/chart.gp" 2>"$OUT/gnuplot.log" || say "gnuplot failed (see $OUT/gnuplot.log)"
+  fi
+  {
+    echo "# Benchmarks"
+    echo
+    echo "Produced by \`$COMMAND_LINE\` on $(date -u '+%Y-%m-%d %H:%M UTC')${commit:+, service built from commit $commit}."
+    echo "Run \`bench/run.sh --help\` for what it does; the figures below all come from that one run, so every ratio"
+    echo "divides numbers measured side by side. Absolute rates on a shared 2-core machine drift; ratios much less."
+    echo
+    echo "## Machine"
+    echo
+    machine_description
+    echo
+    echo "## How it is measured"
+    echo
+    echo "- Each strategy (and each redis-lua persistence mode) runs in its own service process on fresh data"
+    echo "  (database \`$BENCH_DB\`, Redis db $REDIS_DB), after a ${WARMUP_SECONDS} s JVM warm-up."
+    echo "- Load: \`wrk -t1 -c<conc>\` with \`bench/purchase.lua\`: every purchase has its own user id and"
+    echo "  Idempotency-Key. Hot sell: ${HOT_SECONDS} s against a stock that never runs out. Sell-out: $SELLOUT_STOCK units"
+    echo "  against $SELLOUT_BUYERS buyers (one unit per user; 1% of the requests repeat an earlier buyer). Sold-out"
+    echo "  storm: ${STORM_SECONDS} s of purchases of the sold-out item."
+    echo "- A run stops sending at its budget and ends when every request has its answer, so the 2xx count is"
+    echo "  exactly the number of orders MySQL must hold. After each scenario: orders == 2xx answers, reserved+sold"
+    echo "  == units of those orders <= stock, sold out exactly when a buyer was told sold-out, per-user limit kept,"
+    echo "  stock == available+reserved+sold, and (redis-lua) the Redis counters equal MySQL's. None failed."
+    echo "- Raw limits, alternating with the service scenarios: the HTTP floor (the service's in-memory"
+    echo "  \`GET /q/health/live\` through the same wrk script), MySQL hot-row updates by N autocommit JDBC clients"
+    echo "  (\`bench/RawMysql.java\`), and (after each redis-lua service run) \`redis-benchmark\` replaying the"
+    echo "  service's own purchase \`EVALSHA\`, with fresh users and keys, on an item that never sells out."
+    echo "- CPU ms/req: CPU time (/proc/<pid>/stat) of the service, and of mariadbd + redis-server, during the"
+    echo "  run, per answered request. RSS under load: VmRSS after the hot sells; peak RSS: VmHWM."
+    echo
+    echo "## Results"
+    echo
+    awk -f "$BENCH_DIR/report.awk" "$RESULTS"
+    echo
+    if [ -f "$png" ] && $HAVE_GNUPLOT; then
+      echo "![Hot-sell throughput by strategy and concurrency, with the raw limits](benchmarks.png)"
+      echo
+    fi
+  } >"$md"
+  if $HAVE_GNUPLOT; then say "wrote $md and $png"; else say "wrote $md (no chart: gnuplot missing)"; fi
+}
+
+# ---------------------------------------------------------------------------------------------------------------
+# The run
+
+say "mode $MODE: concurrency ${CONCURRENCY[*]}, $REPS repetition(s), strategies: ${CONFIGS[*]}; output in $OUT"
+if [ -f "$PURCHASE_LUA" ]; then
+  say "the build has lua/purchase.lua; its header:"
+  sed -n '1,/^[^-]/p' "$PURCHASE_LUA" | grep '^--' | sed 's/^/    /' || true
+fi
+
+lua_ran=false
+lua_skipped=false
+for config in "${CONFIGS[@]}"; do
+  strategy="${config%%:*}"
+  persistence=""
+  [[ "$config" == *:* ]] && persistence="${config#*:}"
+  label="$strategy${persistence:+/$persistence}"
+  if [ "$strategy" = redis-lua ] && $lua_skipped; then
+    say "$label: skipped: not in this build"
+    printf 'skip\t%s\tnot in this build\n' "$label" >>"$RESULTS"
+    continue
+  fi
+
+  say "---- $label: starting the service on fresh data"
+  rc=0
+  start_service "$strategy" "$persistence" "$OUT/service-${label//\//-}.log" || rc=$?
+  if ((rc == 3)); then
+    say "$label: skipped: not in this build (the service says: $(grep -o "[^:]*not implemented[^.]*" "$OUT/service-${label//\//-}.log" | head -1 | sed 's/^ *//'))"
+    printf 'skip\t%s\tnot in this build\n' "$label" >>"$RESULTS"
+    [ "$strategy" = redis-lua ] && lua_skipped=true
+    continue
+  fi
+  say "$label: ready in $SERVICE_READY_MS ms (pid $SERVICE_PID, port $SERVICE_PORT)"
+  PROMISED_ORDERS=()
+  SOLD_OUT_ANSWERS=()
+  printf 'info\t%s\tready_ms\t%s\n' "$label" "$SERVICE_READY_MS" >>"$RESULTS"
+  redis_counters=false
+  [ "$strategy" = redis-lua ] && redis_counters=true
+
+  # JVM warm-up: purchases that win, then ones that are refused.
+  top=${CONCURRENCY[-1]}
+  for c in "${CONCURRENCY[@]}"; do ((c > top)) && top=$c; done
+  create_item warm-hot 2000000000 0
+  run_wrk purchase warm-hot "$RUN_ID-w" "$top" 0 "$WARMUP_SECONDS" 0
+  check_item "$label warm-up" warm-hot "$redis_counters"
+  create_item warm-out 10 1
+  run_wrk purchase warm-out "$RUN_ID-wo" "$top" 0 2 0
+  check_item "$label warm-up sold-out" warm-out "$redis_counters"
+  say "$label: warmed up"
+
+  create_item raw-mysql 2000000000 0
+  rss_load=0
+  for c in "${CONCURRENCY[@]}"; do
+    for ((rep = 1; rep <= REPS; rep++)); do
+      tag="c$c-r$rep"
+
+      run_wrk noop "" "$RUN_ID-f$tag" "$c" 0 "$FLOOR_SECONDS" 0
+      ((R[s2xx] == R[received] && R[received] > 0)) \
+        || die "the HTTP floor run got ${R[received]} answers, ${R[s2xx]} of them 200: $(tail -1 "$OUT/wrk.log")"
+      record_raw floor "$c" "$rep" "${R[rps]}" "${R[p50_us]}" "${R[p99_us]}"
+
+      create_item "hot-$tag" 2000000000 0
+      run_wrk purchase "hot-$tag" "$RUN_ID-h$tag" "$c" 0 "$HOT_SECONDS" 0
+      rss=$(rss_kb "$SERVICE_PID" VmRSS)
+      ((rss > rss_load)) && rss_load=$rss
+      record_svc "$label" hot-sell "$c" "$rep"
+      check_item "$label hot sell $tag" "hot-$tag" "$redis_counters"
+
+      raw_mysql versioned "$c" "$rep" raw-mysql
+
+      create_item "out-$tag" "$SELLOUT_STOCK" 1
+      run_wrk purchase "out-$tag" "$RUN_ID-s$tag" "$c" "$SELLOUT_BUYERS" 0 1
+      record_svc "$label" sell-out "$c" "$rep"
+      check_item "$label sell-out $tag" "out-$tag" "$redis_counters"
+
+      raw_mysql conditional "$c" "$rep" raw-mysql
+
+      run_wrk purchase "out-$tag" "$RUN_ID-x$tag" "$c" 0 "$STORM_SECONDS" 0
+      record_svc "$label" sold-out-storm "$c" "$rep"
+      check_item "$label sold-out storm $tag" "out-$tag" "$redis_counters"
+    done
+  done
+  printf 'info\t%s\trss_load_kb\t%s\n' "$label" "$rss_load" >>"$RESULTS"
+  printf 'info\t%s\trss_peak_kb\t%s\n' "$label" "$(rss_kb "$SERVICE_PID" VmHWM)" >>"$RESULTS"
+
+  if [ "$strategy" = redis-lua ]; then
+    capture_lua_purchase
+  fi
+  stop_pid "$SERVICE_PID" 20
+  SERVICE_PID=""
+
+  if [ "$strategy" = redis-lua ]; then
+    lua_ran=true
+    if [ -n "$RAW_LUA_SKIP" ]; then
+      say "raw Redis EVALSHA after $label: skipped: $RAW_LUA_SKIP"
+      printf 'skip\traw Redis EVALSHA (after %s)\t%s\n' "$label" "$RAW_LUA_SKIP" >>"$RESULTS"
+    else
+      for c in "${CONCURRENCY[@]}"; do
+        for ((rep = 1; rep <= REPS; rep++)); do raw_redis "$c" "$rep"; done
+      done
+    fi
+  fi
+done
+
+if ! $lua_ran; then
+  if [ -f "$PURCHASE_LUA" ]; then
+    why="no redis-lua service run in this run to take the purchase call from"
+  else
+    why="not in this build (no lua/purchase.lua yet)"
+  fi
+  say "raw Redis EVALSHA of purchase.lua: skipped: $why"
+  printf 'skip\traw Redis EVALSHA of purchase.lua\t%s\n' "$why" >>"$RESULTS"
+fi
+rcli FLUSHDB >/dev/null
+
+report | tee "$OUT/report.md"
+if $WRITE_DOCS; then write_docs; fi
+echo
+say "no invariant was broken; $(($(wc -l <"$OUT/wrk.log"))) load runs checked; took $((SECONDS - STARTED_AT)) s; details in $OUT"
