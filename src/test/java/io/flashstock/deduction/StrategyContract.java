@@ -187,6 +187,7 @@ public abstract class StrategyContract {
         createItem(sku, 4, 0);
         String due = buy(sku, "slow-payer", 3);
         String kept = buy(sku, "fast-payer", 1);
+        assertCounters(sku, 4, 0, 4, 0); // both orders in MySQL (write-behind stores them a moment after the 201)
         Db.makeDue(due);
 
         awaitStatus(due, "EXPIRED");

@@ -76,7 +76,11 @@ public final class Db {
 
     /** Makes a reservation due now, as if its TTL had passed. */
     public static void makeDue(String orderId) {
-        update("UPDATE purchase_order SET expires_at = UTC_TIMESTAMP(6) - INTERVAL 1 SECOND WHERE id = ?", orderId);
+        int changed = update("UPDATE purchase_order SET expires_at = UTC_TIMESTAMP(6) - INTERVAL 1 SECOND WHERE id = ?",
+                orderId);
+        if (changed != 1) {
+            throw new IllegalStateException("order " + orderId + " is not in MySQL");
+        }
     }
 
     public static int update(String sql, Object... params) {
