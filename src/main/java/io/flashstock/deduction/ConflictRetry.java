@@ -45,15 +45,8 @@ public class ConflictRetry {
         for (int attempt = 1;; attempt++) {
             try {
                 return QuarkusTransaction.requiringNew().call(work::get);
-            } catch (FlashstockException e) {
-                throw e;
             } catch (RuntimeException e) {
-                if (DbErrors.isUnavailable(e)) {
-                    throw new UnavailableException("The inventory database cannot be reached; try again.", e);
-                }
-                if (!(e instanceof RetryableConflict) && !DbErrors.isConflict(e)) {
-                    throw e;
-                }
+                rethrowUnlessConflict(e);
                 conflicts.increment();
                 long pause = ThreadLocalRandom.current().nextLong(ceiling + 1);
                 if (attempt >= settings.maxAttempts() || System.nanoTime() - start + pause > budget) {
@@ -64,6 +57,22 @@ public class ConflictRetry {
                 sleep(pause);
                 ceiling = Math.min(maxCeiling, ceiling * 2);
             }
+        }
+    }
+
+    /**
+     * Returns only when {@code e} is a conflict a new transaction may cure; otherwise throws what answers the
+     * request: the business outcome itself, 503 when the database cannot be reached, anything else unchanged.
+     */
+    static void rethrowUnlessConflict(RuntimeException e) {
+        if (e instanceof FlashstockException) {
+            throw e;
+        }
+        if (DbErrors.isUnavailable(e)) {
+            throw new UnavailableException("The inventory database cannot be reached; try again.", e);
+        }
+        if (!(e instanceof RetryableConflict) && !DbErrors.isConflict(e)) {
+            throw e;
         }
     }
 

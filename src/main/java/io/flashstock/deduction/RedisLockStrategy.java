@@ -101,15 +101,8 @@ public class RedisLockStrategy implements DeductionStrategy {
                     long now = locks.raiseFence(command.sku(), accepted);
                     LOG.infof("Fencing counter of %s raised to %d after a stale grant", command.sku(), now);
                 }
-            } catch (FlashstockException e) {
-                throw e;
             } catch (RuntimeException e) {
-                if (DbErrors.isUnavailable(e)) {
-                    throw new UnavailableException("The inventory database cannot be reached; try again.", e);
-                }
-                if (!(e instanceof RetryableConflict) && !DbErrors.isConflict(e)) {
-                    throw e;
-                }
+                ConflictRetry.rethrowUnlessConflict(e); // a conflict: try again under a new grant
             }
         }
         throw new UnavailableException("Could not get a current lock grant for this item; nothing was changed, "

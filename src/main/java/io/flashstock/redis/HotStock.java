@@ -323,9 +323,9 @@ public class HotStock implements StockMirror {
             redis.key().del(RedisKeys.held(sku), RedisKeys.users(sku));
             putAll(RedisKeys.held(sku), snapshot.held());
             putAll(RedisKeys.users(sku), snapshot.users());
-            snapshot.keys().forEach((key, first) -> redis.value(String.class).setnx(RedisKeys.idempotency(sku, key),
+            snapshot.idempotencyKeys().forEach((key, first) -> redis.value(String.class).setnx(RedisKeys.idempotency(sku, key),
                     first));
-            snapshot.keyTtls().forEach((key, ttl) -> redis.key().expire(RedisKeys.idempotency(sku, key), ttl));
+            snapshot.idempotencyKeyTtls().forEach((key, ttl) -> redis.key().expire(RedisKeys.idempotency(sku, key), ttl));
             boolean created = warmScript.run(redis, List.of(RedisKeys.stock(sku)),
                     List.of(Integer.toString(snapshot.stock()), Integer.toString(snapshot.available()),
                             Integer.toString(snapshot.reserved()), Integer.toString(snapshot.sold()),

@@ -19,7 +19,7 @@ import io.flashstock.order.PurchaseOrder;
  * {@link #version()}.
  */
 record ItemSnapshot(int stock, int available, int reserved, int sold, int perUserLimit, long version,
-        Map<String, String> held, Map<String, String> users, Map<String, String> keys, Map<String, Long> keyTtls) {
+        Map<String, String> held, Map<String, String> users, Map<String, String> idempotencyKeys, Map<String, Long> idempotencyKeyTtls) {
 
     /** The item's snapshot, or {@code null} when it does not exist. */
     static ItemSnapshot load(String sku, Duration idempotencyTtl) {
