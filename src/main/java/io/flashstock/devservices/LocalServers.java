@@ -51,7 +51,7 @@ public final class LocalServers {
     static final String LOCAL_JDBC_FAILURE = "io.flashstock.local.jdbc-failure";
     static final String LOCAL_REDIS_FAILURE = "io.flashstock.local.redis-failure";
 
-    public static final String DEFAULT_JDBC_URL = "jdbc:mysql://127.0.0.1:3306/test";
+    public static final String DEFAULT_JDBC_URL = "jdbc:mysql://127.0.0.1:3306/flashstock_dev?createDatabaseIfNotExist=true";
     public static final String DEFAULT_REDIS_HOSTS = "redis://127.0.0.1:6379";
 
     public static final String JDBC_URL = "quarkus.datasource.jdbc.url";

@@ -26,7 +26,7 @@ import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 
 /**
- * The contract every deduction strategy keeps (../shared/design.md): written once, run against each strategy
+ * The contract every deduction strategy keeps (docs/design.md): written once, run against each strategy
  * by a subclass that selects it with a test profile, and again against the packaged jar by its {@code *IT}.
  * Concurrency cases assert exact counts, in the answers and in MySQL.
  */

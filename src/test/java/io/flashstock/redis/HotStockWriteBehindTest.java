@@ -18,7 +18,7 @@ import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
-import io.flashstock.testsupport.LocalServersResource;
+import io.flashstock.testsupport.OwnRedisResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -27,7 +27,7 @@ import jakarta.inject.Inject;
 
 @QuarkusTest
 @TestProfile(StrategyProfiles.RedisLuaWriteBehind.class)
-@WithTestResource(LocalServersResource.class)
+@WithTestResource(OwnRedisResource.class)
 class HotStockWriteBehindTest extends HotStockResilience {
 
     @Inject

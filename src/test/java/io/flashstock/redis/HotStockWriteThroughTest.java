@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.order.OrderIds;
-import io.flashstock.testsupport.LocalServersResource;
+import io.flashstock.testsupport.OwnRedisResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -21,7 +21,7 @@ import jakarta.inject.Inject;
 
 @QuarkusTest
 @TestProfile(StrategyProfiles.RedisLuaWriteThrough.class)
-@WithTestResource(LocalServersResource.class)
+@WithTestResource(OwnRedisResource.class)
 class HotStockWriteThroughTest extends HotStockResilience {
 
     @Inject

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import io.flashstock.Timestamps;
 import io.flashstock.deduction.FencedReservation;
 import io.flashstock.deduction.StrategyProfiles;
-import io.flashstock.testsupport.LocalServersResource;
+import io.flashstock.testsupport.OwnRedisResource;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.common.WithTestResource;
@@ -31,10 +31,10 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 
-/** The lock component against the real Redis: mutual exclusion, fencing, renewal, loss. */
+/** The lock component against a real Redis of its own (it restarts it): mutual exclusion, fencing, renewal, loss. */
 @QuarkusTest
 @TestProfile(StrategyProfiles.RedisLock.class)
-@WithTestResource(LocalServersResource.class)
+@WithTestResource(OwnRedisResource.class)
 class RedisLockTest {
 
     @Inject
@@ -128,9 +128,8 @@ class RedisLockTest {
         Lease lease = locks.acquire(sku, Duration.ofMillis(300), Duration.ofSeconds(1));
         assertTrue(lease.isRenewing());
 
-        // What a Redis restart without persistence does to a holder: connections dropped, the key gone.
-        redis.execute("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "no");
-        deleteAfterReconnect(RedisKeys.lock(sku));
+        // A restart without persistence of this class's own Redis: connections dropped, the key gone.
+        OwnRedisResource.server().restart();
 
         long deadline = System.currentTimeMillis() + 5_000;
         while (lease.isRenewing() && System.currentTimeMillis() < deadline) {
@@ -143,21 +142,6 @@ class RedisLockTest {
 
         Lease after = locks.acquire(sku, Duration.ofSeconds(1), Duration.ofSeconds(1));
         assertTrue(after.release(), "the lock works again after the restart");
-    }
-
-    /** The first command after CLIENT KILL may still pick a pooled connection that Redis closed. */
-    private void deleteAfterReconnect(String key) throws InterruptedException {
-        for (int attempt = 1;; attempt++) {
-            try {
-                redis.key().del(key);
-                return;
-            } catch (RuntimeException e) {
-                if (attempt == 10) {
-                    throw e;
-                }
-                Thread.sleep(50);
-            }
-        }
     }
 
     private FencedReservation.Result reserve(String sku, long fence) {

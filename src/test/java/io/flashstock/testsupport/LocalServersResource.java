@@ -11,7 +11,7 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
  * The MySQL and Redis the tests run against: the ones configured through system properties or environment variables
  * ({@code quarkus.datasource.jdbc.url} / {@code QUARKUS_DATASOURCE_JDBC_URL}, {@code quarkus.datasource.username},
  * {@code quarkus.datasource.password}, {@code quarkus.redis.hosts} / {@code QUARKUS_REDIS_HOSTS}), by default
- * {@value LocalServers#DEFAULT_JDBC_URL} as root without password and {@value LocalServers#DEFAULT_REDIS_HOSTS};
+ * {@value #TEST_JDBC_URL} as root without password and {@value #TEST_REDIS_HOSTS};
  * where nothing answers there, embedded ones started once per JVM by {@link LocalServers}
  * ({@code flashstock.local-servers.enabled=false} / {@code FLASHSTOCK_LOCAL_SERVERS_ENABLED=false} turns that off).
  * <p>
@@ -20,6 +20,17 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
  * in the same JVM the same values for its own JDBC and Redis connections, also before {@link #start()} ran.
  */
 public class LocalServersResource implements QuarkusTestResourceLifecycleManager {
+
+    /**
+     * The tests' own database on the shared MariaDB (created on first use): the suite may clean it, and nobody else
+     * uses it. The shared {@code test} database is never touched.
+     */
+    public static final String TEST_JDBC_URL = "jdbc:mysql://127.0.0.1:3306/flashstock_test?createDatabaseIfNotExist=true";
+    /**
+     * The tests' own logical database on the shared Redis. Nothing ever flushes it; tests that flush, kill or restart
+     * Redis run against a server of their own ({@link OwnRedisResource}).
+     */
+    public static final String TEST_REDIS_HOSTS = "redis://127.0.0.1:6379/13";
 
     private static volatile Map<String, String> resolved;
 
@@ -67,8 +78,8 @@ public class LocalServersResource implements QuarkusTestResourceLifecycleManager
     }
 
     private static Map<String, String> doResolve() {
-        String jdbcUrl = setting(LocalServers.JDBC_URL, LocalServers.DEFAULT_JDBC_URL);
-        String redisHosts = setting(LocalServers.REDIS_HOSTS, LocalServers.DEFAULT_REDIS_HOSTS);
+        String jdbcUrl = setting(LocalServers.JDBC_URL, TEST_JDBC_URL);
+        String redisHosts = setting(LocalServers.REDIS_HOSTS, TEST_REDIS_HOSTS);
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put(LocalServers.JDBC_URL, jdbcUrl);
         settings.put(LocalServers.USERNAME, setting(LocalServers.USERNAME, "root"));

@@ -1,0 +1,202 @@
+package io.flashstock.testsupport;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A redis-server of the test's own, on a free port of 127.0.0.1, without persistence: the only Redis a test may flush,
+ * kill or restart. The shared Redis of the machine is never touched by such tests.
+ * <p>
+ * Runs the installed {@code redis-server}; where none is installed, the binary that the embedded-redis library ships
+ * (a test-scope fallback, like the one {@code LocalServers} uses for dev mode).
+ */
+public final class OwnRedis implements AutoCloseable {
+
+    private static final String LOOPBACK = "127.0.0.1";
+
+    private final int port;
+    private final Path dir;
+    private Process process;
+    private Object embedded;
+
+    private OwnRedis(int port, Path dir) {
+        this.port = port;
+        this.dir = dir;
+    }
+
+    /** Starts a new server on a free port and waits until it answers PING. */
+    public static OwnRedis start() {
+        try {
+            OwnRedis redis = new OwnRedis(freePort(), Files.createTempDirectory("flashstock-own-redis"));
+            redis.launch();
+            return redis;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start a redis-server of the test's own", e);
+        }
+    }
+
+    /** {@code redis://127.0.0.1:<port>} */
+    public String hosts() {
+        return "redis://" + LOOPBACK + ":" + port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** What a crash and restart without persistence does: the process dies, every connection drops, data is gone. */
+    public void restart() {
+        stop();
+        launch();
+    }
+
+    /** Kills the server (SIGKILL); {@link #restart()} or {@link #launch()} brings it back empty on the same port. */
+    public void stop() {
+        if (process != null) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            process = null;
+        }
+        if (embedded != null) {
+            try {
+                embedded.getClass().getMethod("stop").invoke(embedded);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
+            embedded = null;
+        }
+        awaitPort(false);
+    }
+
+    /** Starts the server on its port (again); data starts empty. */
+    public void launch() {
+        List<String> settings = List.of("--port", String.valueOf(port), "--bind", LOOPBACK, "--save", "",
+                "--appendonly", "no", "--dir", dir.toString());
+        String binary = installedRedisServer();
+        try {
+            if (binary != null) {
+                process = new ProcessBuilder(concat(binary, settings))
+                        .redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("redis.log").toFile())
+                        .start();
+            } else {
+                embedded = startEmbedded();
+            }
+        } catch (IOException | ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot start redis-server on port " + port, e);
+        }
+        awaitPort(true);
+        awaitPong();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private Object startEmbedded() throws ReflectiveOperationException {
+        // redis.embedded.RedisServer.newRedisServer().port(p).bind(..).setting(..).build().start()
+        Class<?> serverClass = Class.forName("redis.embedded.RedisServer");
+        Object builder = serverClass.getMethod("newRedisServer").invoke(null);
+        builder = builder.getClass().getMethod("port", int.class).invoke(builder, port);
+        builder = builder.getClass().getMethod("bind", String.class).invoke(builder, LOOPBACK);
+        builder = builder.getClass().getMethod("setting", String.class).invoke(builder, "save \"\"");
+        builder = builder.getClass().getMethod("setting", String.class).invoke(builder, "appendonly no");
+        Object server = builder.getClass().getMethod("build").invoke(builder);
+        server.getClass().getMethod("start").invoke(server);
+        return server;
+    }
+
+    private static String installedRedisServer() {
+        String path = System.getenv("PATH");
+        for (String entry : (path == null ? "" : path).split(File.pathSeparator)) {
+            File candidate = new File(entry, "redis-server");
+            if (candidate.canExecute()) {
+                return candidate.getPath();
+            }
+        }
+        return null;
+    }
+
+    private static List<String> concat(String first, List<String> rest) {
+        java.util.ArrayList<String> all = new java.util.ArrayList<>();
+        all.add(first);
+        all.addAll(rest);
+        return all;
+    }
+
+    private void awaitPort(boolean open) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (accepts() == open) {
+                return;
+            }
+            sleep(20);
+        }
+        throw new IllegalStateException("redis-server on port " + port + (open ? " did not start" : " did not stop")
+                + " within 10 s (log: " + dir.resolve("redis.log") + ")");
+    }
+
+    private void awaitPong() {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(LOOPBACK, port), 500);
+                socket.setSoTimeout(500);
+                OutputStream out = socket.getOutputStream();
+                out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                InputStream in = socket.getInputStream();
+                byte[] reply = in.readNBytes(7);
+                if ("+PONG\r\n".equals(new String(reply, StandardCharsets.US_ASCII))) {
+                    return;
+                }
+            } catch (IOException e) {
+                // loading or not listening yet
+            }
+            sleep(20);
+        }
+        throw new IllegalStateException("redis-server on port " + port + " does not answer PING");
+    }
+
+    private boolean accepts() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(LOOPBACK, port), 200);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
