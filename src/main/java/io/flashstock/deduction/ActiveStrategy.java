@@ -48,4 +48,9 @@ public class ActiveStrategy {
     public StrategyName name() {
         return strategy.name();
     }
+
+    /** Whether {@code name} is the strategy this deployment runs: the one answer to "is redis-lua active?". */
+    public boolean is(StrategyName name) {
+        return strategy.name() == name;
+    }
 }

@@ -14,6 +14,7 @@ import java.util.function.Function;
 
 import io.flashstock.error.UnavailableException;
 import io.micrometer.core.instrument.DistributionSummary;
+import org.jboss.logging.Logger;
 
 /**
  * Combines concurrent requests for the same key (an item) into batches: each request queues on the key's lane;
@@ -21,16 +22,19 @@ import io.micrometer.core.instrument.DistributionSummary;
  * batch, then completes every request of it. One MySQL transaction per batch instead of one per request keeps a
  * hot item's row from serializing (or, optimistically, conflicting) request by request.
  *
- * <p>The batch function returns one result per request, in order: the answer, or the {@link RuntimeException} that
- * answers that request alone. If the batch function itself throws, every request of the batch gets that exception.
- * A request that cannot take the lane within {@code maxWait} and was not taken by a batch yet gets 503.
+ * <p>The batch function returns one {@link Result} per request, in order: the answer, or the refusal that answers
+ * that request alone. If the batch function itself throws (anything, errors included), every request of the batch
+ * is answered with it: no request ever waits for a batch that died. A request that cannot take the lane within
+ * {@code maxWait} and was not taken by a batch yet gets 503.
  *
  * @param <C> a request
  * @param <R> its answer
  */
 public final class Combiner<C, R> {
 
-    private final Map<String, Lane<C>> lanes = new ConcurrentHashMap<>();
+    private static final Logger LOG = Logger.getLogger(Combiner.class);
+
+    private final Map<String, Lane<C, R>> lanes = new ConcurrentHashMap<>();
     private final int maxBatch;
     private final long maxWaitNanos;
     private final DistributionSummary batchSizes;
@@ -42,9 +46,9 @@ public final class Combiner<C, R> {
     }
 
     /** Runs {@code request} in a batch of requests for the same key; returns its answer or throws its refusal. */
-    public R submit(String key, C request, Function<List<C>, List<Object>> batch) {
-        Lane<C> lane = lanes.computeIfAbsent(key, k -> new Lane<>());
-        Pending<C> mine = new Pending<>(request);
+    public R submit(String key, C request, Function<List<C>, List<Result<R>>> batch) {
+        Lane<C, R> lane = lanes.computeIfAbsent(key, k -> new Lane<>());
+        Pending<C, R> mine = new Pending<>(request);
         lane.queue.add(mine);
         boolean locked;
         try {
@@ -70,9 +74,9 @@ public final class Combiner<C, R> {
         return await(mine);
     }
 
-    private void runBatch(Lane<C> lane, Function<List<C>, List<Object>> batch) {
-        List<Pending<C>> taken = new ArrayList<>();
-        for (Pending<C> next; taken.size() < maxBatch && (next = lane.queue.poll()) != null;) {
+    private void runBatch(Lane<C, R> lane, Function<List<C>, List<Result<R>>> batch) {
+        List<Pending<C, R>> taken = new ArrayList<>();
+        for (Pending<C, R> next; taken.size() < maxBatch && (next = lane.queue.poll()) != null;) {
             taken.add(next);
         }
         if (taken.isEmpty()) {
@@ -80,18 +84,24 @@ public final class Combiner<C, R> {
         }
         batchSizes.record(taken.size());
         try {
-            List<Object> results = batch.apply(taken.stream().map(p -> p.request).toList());
+            List<Result<R>> results = batch.apply(taken.stream().map(p -> p.request).toList());
             for (int i = 0; i < taken.size(); i++) {
-                taken.get(i).result.complete(results.get(i));
+                taken.get(i).result.complete(i < results.size() ? results.get(i)
+                        : Result.refused(new IllegalStateException("the batch answered " + results.size()
+                                + " of " + taken.size() + " requests")));
             }
         } catch (RuntimeException e) {
-            taken.forEach(p -> p.result.complete(e));
+            taken.forEach(p -> p.result.complete(Result.refused(e)));
+        } catch (Throwable e) {
+            LOG.error("A combined batch failed", e);
+            UnavailableException answer = new UnavailableException("The purchase could not be decided; try again.",
+                    e);
+            taken.forEach(p -> p.result.complete(Result.refused(answer)));
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private R await(Pending<C> pending) {
-        Object result;
+    private R await(Pending<C, R> pending) {
+        Result<R> result;
         try {
             result = pending.result.get();
         } catch (InterruptedException e) {
@@ -100,22 +110,37 @@ public final class Combiner<C, R> {
         } catch (ExecutionException e) {
             throw new IllegalStateException(e.getCause());
         }
-        if (result instanceof RuntimeException refused) {
-            throw refused;
+        if (result.refusal() != null) {
+            throw result.refusal();
         }
-        return (R) result;
+        return result.value();
+    }
+
+    /**
+     * What one request of a batch gets: its answer, or the refusal that answers it alone.
+     *
+     * @param <R> the answer type
+     */
+    public record Result<R>(R value, RuntimeException refusal) {
+
+        public static <R> Result<R> of(R value) {
+            return new Result<>(value, null);
+        }
+
+        public static <R> Result<R> refused(RuntimeException refusal) {
+            return new Result<>(null, refusal);
+        }
     }
 
     /** The requests of one key waiting in this pod, and the lock the current batch runner holds. */
-    private static final class Lane<C> {
-        final ConcurrentLinkedQueue<Pending<C>> queue = new ConcurrentLinkedQueue<>();
+    private static final class Lane<C, R> {
+        final ConcurrentLinkedQueue<Pending<C, R>> queue = new ConcurrentLinkedQueue<>();
         final ReentrantLock lock = new ReentrantLock();
     }
 
-    private static final class Pending<C> {
+    private static final class Pending<C, R> {
         final C request;
-        /** The answer, or the {@link RuntimeException} that answers the request. */
-        final CompletableFuture<Object> result = new CompletableFuture<>();
+        final CompletableFuture<Result<R>> result = new CompletableFuture<>();
 
         Pending(C request) {
             this.request = request;

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
+import io.flashstock.db.DbErrors;
+import io.flashstock.db.RetryableConflict;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.item.Item;
 import io.flashstock.order.OrderIds;
@@ -20,7 +22,7 @@ public final class DbPurchase {
     }
 
     /** The earlier answer for a repeated Idempotency-Key, or {@code null}; 422 if the key meant another request. */
-    static PurchaseOutcome replayOrNull(PurchaseCommand command) {
+    public static PurchaseOutcome replayOrNull(PurchaseCommand command) {
         if (!command.hasIdempotencyKey()) {
             return null;
         }
@@ -29,7 +31,7 @@ public final class DbPurchase {
     }
 
     /** The answer to a repeated Idempotency-Key whose first use made {@code earlier} with {@code fingerprint}. */
-    static PurchaseOutcome replay(PurchaseCommand command, OrderView earlier, String fingerprint) {
+    public static PurchaseOutcome replay(PurchaseCommand command, OrderView earlier, String fingerprint) {
         if (!command.fingerprint().equals(fingerprint)) {
             throw FlashstockException.keyReused();
         }
@@ -37,7 +39,7 @@ public final class DbPurchase {
     }
 
     /** The item, or 404. */
-    static Item item(String sku) {
+    public static Item item(String sku) {
         Item item = Item.findById(sku);
         if (item == null) {
             throw FlashstockException.itemNotFound(sku);
@@ -49,7 +51,7 @@ public final class DbPurchase {
      * Refuses the purchase if the item has not the units, or if the user, already holding {@code unitsHeld}, would
      * go over the limit.
      */
-    static void check(Item item, PurchaseCommand command, long unitsHeld) {
+    public static void check(Item item, PurchaseCommand command, long unitsHeld) {
         if (item.available < command.quantity()) {
             throw FlashstockException.soldOut(command.sku(), command.quantity());
         }
@@ -59,25 +61,25 @@ public final class DbPurchase {
     }
 
     /** Units the user holds in MySQL, or 0 without asking when the item has no limit. */
-    static long unitsHeld(Item item, String userId) {
+    public static long unitsHeld(Item item, String userId) {
         return item.hasUserLimit() ? PurchaseOrder.unitsHeld(item.sku, userId) : 0;
     }
 
     /** The item, after checking it exists, has the units, and the user stays within the limit. */
-    static Item checkedItem(PurchaseCommand command) {
+    public static Item checkedItem(PurchaseCommand command) {
         Item item = item(command.sku());
         check(item, command, unitsHeld(item, command.userId()));
         return item;
     }
 
     /** A new RESERVED order for the command, not yet persisted. */
-    static PurchaseOrder newOrder(PurchaseCommand command, Instant now, Duration ttl) {
+    public static PurchaseOrder newOrder(PurchaseCommand command, Instant now, Duration ttl) {
         return PurchaseOrder.reserved(OrderIds.next(), command.sku(), command.userId(), command.quantity(),
                 command.idempotencyKey(), command.fingerprint(), now, ttl);
     }
 
     /** Inserts one RESERVED order for the command; see {@link #insert(List)}. */
-    static PurchaseOrder insertOrder(PurchaseCommand command, Instant now, Duration ttl) {
+    public static PurchaseOrder insertOrder(PurchaseCommand command, Instant now, Duration ttl) {
         PurchaseOrder order = newOrder(command, now, ttl);
         insert(List.of(order));
         return order;

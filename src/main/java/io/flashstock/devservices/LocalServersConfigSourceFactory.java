@@ -3,12 +3,11 @@ package io.flashstock.devservices;
 import java.util.List;
 import java.util.Map;
 
-import org.eclipse.microprofile.config.spi.ConfigSource;
-
 import io.smallrye.config.ConfigSourceContext;
 import io.smallrye.config.ConfigSourceFactory;
 import io.smallrye.config.ConfigValue;
 import io.smallrye.config.PropertiesConfigSource;
+import org.eclipse.microprofile.config.spi.ConfigSource;
 
 /**
  * Dev mode only ({@code quarkus:dev}, profile {@code dev}): where nothing answers at the configured MySQL or Redis,

@@ -1,6 +1,8 @@
 package io.flashstock.health;
 
-import io.flashstock.redis.HotStock;
+import io.flashstock.deduction.ActiveStrategy;
+import io.flashstock.deduction.StrategyName;
+import io.flashstock.deduction.lua.HotStockWarmer;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
@@ -15,17 +17,19 @@ import org.eclipse.microprofile.health.Readiness;
 @ApplicationScoped
 public class HotStockReadinessCheck implements HealthCheck {
 
-    private final HotStock hotStock;
+    private final HotStockWarmer warmer;
+    private final ActiveStrategy strategy;
 
-    HotStockReadinessCheck(HotStock hotStock) {
-        this.hotStock = hotStock;
+    HotStockReadinessCheck(HotStockWarmer warmer, ActiveStrategy strategy) {
+        this.warmer = warmer;
+        this.strategy = strategy;
     }
 
     @Override
     public HealthCheckResponse call() {
-        if (!hotStock.active()) {
+        if (!strategy.is(StrategyName.REDIS_LUA)) {
             return HealthCheckResponse.named("hot-stock").up().withData("used", false).build();
         }
-        return HealthCheckResponse.named("hot-stock").status(hotStock.isWarm()).build();
+        return HealthCheckResponse.named("hot-stock").status(warmer.isWarm()).build();
     }
 }

@@ -1,6 +1,6 @@
 package io.flashstock.item;
 
-import io.flashstock.rest.InputRules;
+import io.flashstock.web.InputRules;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;

@@ -3,6 +3,7 @@ package io.flashstock.item;
 import java.time.Instant;
 
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
+import io.quarkus.panache.common.Parameters;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
@@ -11,8 +12,12 @@ import jakarta.persistence.Version;
 
 /**
  * One sellable item and its counters, the system of record. Always {@code stock == available + reserved + sold};
- * the table's CHECK constraints refuse a negative {@code available}. Every change of the counters bumps
- * {@link #version}, so a versioned update based on a stale read fails instead of losing an update.
+ * the table's CHECK constraints refuse a negative {@code available}.
+ *
+ * <p>The rule that makes {@code db-optimistic} safe: <b>every change of the counters bumps {@link #version}</b>, so a
+ * versioned update based on a stale read fails instead of losing an update. It is kept in one place: counters change
+ * only through this class, either on a managed entity ({@link #reserve}; Hibernate bumps the {@code @Version} when it
+ * flushes) or through the bulk updates below, which all go through {@link #changeCounters}.
  */
 @Entity
 @Table(name = "item")
@@ -59,10 +64,59 @@ public class Item extends PanacheEntityBase {
         return perUserLimit > 0;
     }
 
-    /** Moves {@code quantity} units from available to reserved; the caller has checked availability. */
+    /**
+     * Moves {@code quantity} units from available to reserved on this managed entity; the caller has checked
+     * availability. The version moves when the change is flushed (a versioned {@code UPDATE}).
+     */
     public void reserve(int quantity, Instant now) {
         available -= quantity;
         reserved += quantity;
         updatedAt = now;
+    }
+
+    /** Adds units to stock and available, unless the stock would pass {@link Integer#MAX_VALUE}. Rows changed. */
+    public static int addStock(String sku, int quantity, Instant now) {
+        return changeCounters(sku, "stock = stock + :quantity, available = available + :quantity",
+                " and stock <= :ceiling", Parameters.with("quantity", quantity)
+                        .and("ceiling", Integer.MAX_VALUE - quantity), now);
+    }
+
+    /**
+     * Moves units from available to reserved for orders decided elsewhere (Redis); the CHECK refuses them if MySQL
+     * has not the units. Rows changed.
+     */
+    public static int reserveUnits(String sku, int quantity, Instant now) {
+        return changeCounters(sku, "available = available - :quantity, reserved = reserved + :quantity", "",
+                Parameters.with("quantity", quantity), now);
+    }
+
+    /**
+     * Moves units from available to reserved only if {@code fence} is newer than the last fencing token accepted
+     * for the item and the units are there, and records the token (redis-lock). Rows changed: 0 when fenced out
+     * or short of units.
+     */
+    public static int reserveFenced(String sku, int quantity, long fence, Instant now) {
+        return changeCounters(sku, "available = available - :quantity, reserved = reserved + :quantity,"
+                + " fence = :fence", " and fence < :fence and available >= :quantity",
+                Parameters.with("quantity", quantity).and("fence", fence), now);
+    }
+
+    /** A paid order: its units move from reserved to sold. Rows changed. */
+    public static int sellReserved(String sku, int quantity, Instant now) {
+        return changeCounters(sku, "reserved = reserved - :quantity, sold = sold + :quantity", "",
+                Parameters.with("quantity", quantity), now);
+    }
+
+    /** A cancelled or expired order: its units go back from reserved to available. Rows changed. */
+    public static int returnReserved(String sku, int quantity, Instant now) {
+        return changeCounters(sku, "available = available + :quantity, reserved = reserved - :quantity", "",
+                Parameters.with("quantity", quantity), now);
+    }
+
+    /** The one bulk update of an item's counters: every change bumps the version and the update time. */
+    private static int changeCounters(String sku, String assignments, String condition, Parameters parameters,
+            Instant now) {
+        return update(assignments + ", version = version + 1, updatedAt = :now where sku = :sku" + condition,
+                parameters.and("now", now).and("sku", sku));
     }
 }

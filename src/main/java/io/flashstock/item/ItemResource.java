@@ -2,7 +2,7 @@ package io.flashstock.item;
 
 import java.net.URI;
 
-import io.flashstock.rest.InputRules;
+import io.flashstock.web.InputRules;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;

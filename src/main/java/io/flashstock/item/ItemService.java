@@ -3,14 +3,13 @@ package io.flashstock.item;
 import java.time.Instant;
 import java.util.List;
 
-import io.flashstock.Timestamps;
-
-import io.flashstock.deduction.DbErrors;
+import io.flashstock.db.DbErrors;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
+import io.flashstock.support.Timestamps;
+import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.PersistenceException;
-import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.transaction.Transactional;
 
 /** Creates, reads and restocks items in MySQL. Restock is a relative update: it never loses a concurrent sale. */
@@ -74,9 +73,7 @@ public class ItemService {
 
     private Restocked addUnits(String sku, int quantity) {
         Instant now = Timestamps.now();
-        int updated = Item.update("stock = stock + ?1, available = available + ?1, version = version + 1,"
-                + " updatedAt = ?2 where sku = ?3 and stock <= ?4",
-                quantity, now, sku, Integer.MAX_VALUE - quantity);
+        int updated = Item.addStock(sku, quantity, now);
         Item item = find(sku);
         if (updated == 0) {
             throw FlashstockException.invalid(

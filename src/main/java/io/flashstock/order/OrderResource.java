@@ -1,7 +1,7 @@
 package io.flashstock.order;
 
 import io.flashstock.error.FlashstockException;
-import io.flashstock.rest.InputRules;
+import io.flashstock.web.InputRules;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;

@@ -4,13 +4,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
-import io.flashstock.Timestamps;
-import io.flashstock.deduction.ConflictRetry;
+import io.flashstock.db.ConflictRetry;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.item.Item;
 import io.flashstock.item.StockEvent;
 import io.flashstock.item.StockMirror;
+import io.flashstock.support.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -48,8 +48,7 @@ public class OrderService {
             Instant now = Timestamps.now();
             StockEvent event = null;
             if (transition(order, OrderStatus.CONFIRMED, now)) {
-                Item.update("reserved = reserved - ?1, sold = sold + ?1, version = version + 1, updatedAt = ?2"
-                        + " where sku = ?3", order.quantity, now, order.sku);
+                Item.sellReserved(order.sku, order.quantity, now);
                 event = mirror.record(StockEvent.Kind.CONFIRMED, order.sku, order.id, order.quantity, now);
             } else if (order.status != OrderStatus.CONFIRMED) {
                 throw notReserved(order, "confirmed");
@@ -69,7 +68,7 @@ public class OrderService {
             Instant now = Timestamps.now();
             StockEvent event = null;
             if (transition(order, OrderStatus.CANCELLED, now)) {
-                returnUnits(order.sku, order.quantity, now);
+                Item.returnReserved(order.sku, order.quantity, now);
                 event = mirror.record(StockEvent.Kind.RETURNED, order.sku, order.id, order.quantity, now);
             } else if (order.status == OrderStatus.CONFIRMED) {
                 throw notReserved(order, "cancelled");
@@ -95,7 +94,7 @@ public class OrderService {
      */
     private void persistIfPending(String orderId) {
         if (mirror.active() && OrderIds.isRecent(orderId, PENDING_WINDOW)
-                && PurchaseOrder.count("id", orderId) == 0) {
+                && !PurchaseOrder.exists(orderId)) {
             mirror.persistPending(orderId);
         }
     }
@@ -109,12 +108,6 @@ public class OrderService {
                 order.id, OrderStatus.RESERVED);
         PurchaseOrder.getEntityManager().refresh(order);
         return changed == 1;
-    }
-
-    /** Gives {@code quantity} reserved units of an item back to available. Caller holds the order row lock(s). */
-    static void returnUnits(String sku, long quantity, Instant now) {
-        Item.update("available = available + ?1, reserved = reserved - ?1, version = version + 1, updatedAt = ?2"
-                + " where sku = ?3", (int) quantity, now, sku);
     }
 
     private static PurchaseOrder find(String orderId) {

@@ -69,6 +69,11 @@ public class PurchaseOrder extends PanacheEntityBase {
         return order;
     }
 
+    /** Whether the order is in MySQL (in the caller's transaction). */
+    public static boolean exists(String orderId) {
+        return count("id", orderId) > 0;
+    }
+
     public static PurchaseOrder findByIdempotencyKey(String sku, String key) {
         return find("sku = ?1 and idempotencyKey = ?2", sku, key).firstResult();
     }
@@ -80,7 +85,7 @@ public class PurchaseOrder extends PanacheEntityBase {
                         + " where o.sku = :sku and o.userId = :userId and o.status in (:held)", Long.class)
                 .setParameter("sku", sku)
                 .setParameter("userId", userId)
-                .setParameter("held", java.util.List.of(OrderStatus.RESERVED, OrderStatus.CONFIRMED))
+                .setParameter("held", OrderStatus.HOLDING)
                 // Pending changes of the caller's transaction stay pending: it decides when to flush.
                 .setFlushMode(jakarta.persistence.FlushModeType.COMMIT)
                 .getSingleResult();

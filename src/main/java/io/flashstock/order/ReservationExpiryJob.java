@@ -1,17 +1,17 @@
 package io.flashstock.order;
 
 import java.time.Instant;
-
-import io.flashstock.Timestamps;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 import io.flashstock.config.FlashstockConfig;
-import io.flashstock.deduction.ConflictRetry;
+import io.flashstock.db.ConflictRetry;
+import io.flashstock.item.Item;
 import io.flashstock.item.StockEvent;
 import io.flashstock.item.StockMirror;
+import io.flashstock.support.Timestamps;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.scheduler.Scheduled;
@@ -111,11 +111,11 @@ public class ReservationExpiryJob {
             // Cannot happen while we hold the row locks; refuse to return units we cannot account for.
             throw new IllegalStateException("Claimed " + ids.size() + " orders but expired " + flipped);
         }
-        Map<String, Long> unitsBySku = new TreeMap<>(); // sorted: items are locked in one global order
+        Map<String, Integer> unitsBySku = new TreeMap<>(); // sorted: items are locked in one global order
         for (Object[] row : due) {
-            unitsBySku.merge((String) row[1], ((Number) row[2]).longValue(), Long::sum);
+            unitsBySku.merge((String) row[1], ((Number) row[2]).intValue(), Integer::sum);
         }
-        unitsBySku.forEach((sku, units) -> OrderService.returnUnits(sku, units, now));
+        unitsBySku.forEach((sku, units) -> Item.returnReserved(sku, units, now));
         List<StockEvent> events = new ArrayList<>(due.size());
         for (Object[] row : due) {
             StockEvent event = mirror.record(StockEvent.Kind.RETURNED, (String) row[1], (String) row[0],

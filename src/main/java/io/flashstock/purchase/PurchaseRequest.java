@@ -1,6 +1,6 @@
 package io.flashstock.purchase;
 
-import io.flashstock.rest.InputRules;
+import io.flashstock.web.InputRules;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;

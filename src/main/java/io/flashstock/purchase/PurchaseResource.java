@@ -3,7 +3,7 @@ package io.flashstock.purchase;
 import java.net.URI;
 
 import io.flashstock.deduction.PurchaseOutcome;
-import io.flashstock.rest.InputRules;
+import io.flashstock.web.InputRules;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;

@@ -10,7 +10,6 @@ import java.util.concurrent.ScheduledFuture;
  */
 public final class Lease implements AutoCloseable {
 
-    final String sku;
     final String key;
     final String token;
     final long fence;
@@ -22,19 +21,14 @@ public final class Lease implements AutoCloseable {
     volatile boolean released;
     volatile ScheduledFuture<?> renewal;
 
-    Lease(RedisLock owner, String sku, String key, String token, long fence, long leaseNanos, long now) {
+    Lease(RedisLock owner, String key, String token, long fence, long leaseNanos, long now) {
         this.owner = owner;
-        this.sku = sku;
         this.key = key;
         this.token = token;
         this.fence = fence;
         this.leaseNanos = leaseNanos;
         this.acquiredAtNanos = now;
         this.expiresAtNanos = now + leaseNanos;
-    }
-
-    public String sku() {
-        return sku;
     }
 
     /** Monotonically increasing per item: the SQL update rejects a fence older than the last it accepted. */

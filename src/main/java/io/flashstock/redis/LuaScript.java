@@ -8,6 +8,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 
+import io.flashstock.support.Causes;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.vertx.mutiny.redis.client.Response;
 
@@ -39,14 +40,6 @@ public final class LuaScript {
         } catch (IOException e) {
             throw new IllegalStateException("Cannot read Lua script " + path, e);
         }
-    }
-
-    public String name() {
-        return name;
-    }
-
-    public String sha1() {
-        return sha1;
     }
 
     /** SCRIPT LOAD: makes the first EVALSHA succeed. */
@@ -83,15 +76,7 @@ public final class LuaScript {
     }
 
     static boolean isNoScript(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause()) {
-            if (t.getMessage() != null && t.getMessage().startsWith("NOSCRIPT")) {
-                return true;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return false;
+        return Causes.any(error, t -> t.getMessage() != null && t.getMessage().startsWith("NOSCRIPT"));
     }
 
     private static String sha1(String source) {

@@ -3,7 +3,7 @@ package io.flashstock.redis;
 /**
  * Every Redis key flashstock uses, in one place. All keys of one item share the hash tag {@code {<sku>}}, so a
  * script that touches several of them stays in one Redis Cluster slot. The sku allow-list
- * ({@link io.flashstock.rest.InputRules#SKU}) keeps braces, colons, asterisks and spaces out of keys.
+ * ({@link io.flashstock.web.InputRules#SKU}) keeps braces, colons, asterisks and spaces out of keys.
  */
 public final class RedisKeys {
 

@@ -8,11 +8,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.error.UnavailableException;
+import io.flashstock.support.Backoff;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -72,11 +72,6 @@ public class RedisLock {
                 .description("Leases found lost (expired or taken) before release").register(registry);
     }
 
-    /** Acquires the item's lock with the configured lease and wait. */
-    public Lease acquire(String sku) {
-        return acquire(sku, settings.lease(), settings.maxWait());
-    }
-
     /**
      * Acquires the item's lock, waiting at most {@code maxWait}. Throws {@link UnavailableException} when the wait
      * is over or Redis cannot be reached.
@@ -87,8 +82,8 @@ public class RedisLock {
         long leaseMillis = Math.max(1, lease.toMillis());
         long start = System.nanoTime();
         long deadline = start + maxWait.toNanos();
-        long ceiling = Math.max(1_000, settings.initialBackoff().toNanos());
-        long maxCeiling = Math.max(ceiling, settings.maxBackoff().toNanos());
+        Backoff backoff = new Backoff(Math.max(1_000, settings.initialBackoff().toNanos()),
+                settings.maxBackoff().toNanos());
         while (true) {
             String token = newToken();
             long answer;
@@ -102,23 +97,24 @@ public class RedisLock {
             long now = System.nanoTime();
             if (answer > 0) {
                 recordWait(start, "acquired");
-                Lease granted = new Lease(this, sku, key, token, answer, lease.toNanos(), now);
+                Lease granted = new Lease(this, key, token, answer, lease.toNanos(), now);
                 held.add(granted);
                 long period = Math.max(1, leaseMillis / 3);
                 granted.renewal = renewals.scheduleWithFixedDelay(() -> renew(granted), period, period,
                         TimeUnit.MILLISECONDS);
                 return granted;
             }
+            // Never wait longer than the current holder's lease has left.
             long holderLeftNanos = TimeUnit.MILLISECONDS.toNanos(-answer);
-            long pause = ThreadLocalRandom.current().nextLong(ceiling + 1);
-            pause = Math.min(pause, Math.max(holderLeftNanos, 100_000));
+            long pause = backoff.nextPauseNanos(Math.max(holderLeftNanos, 100_000));
             if (now + pause - deadline > 0) {
                 recordWait(start, "timeout");
                 throw new UnavailableException(
                         "Too many concurrent purchases of this item; nothing was changed, try again.");
             }
-            sleep(pause);
-            ceiling = Math.min(maxCeiling, ceiling * 2);
+            if (!Backoff.sleep(pause)) {
+                throw new UnavailableException("Interrupted while waiting for the lock; nothing was changed.");
+            }
         }
     }
 
@@ -216,14 +212,5 @@ public class RedisLock {
         byte[] bytes = new byte[16];
         random.nextBytes(bytes);
         return HexFormat.of().formatHex(bytes);
-    }
-
-    private static void sleep(long nanos) {
-        try {
-            TimeUnit.NANOSECONDS.sleep(nanos);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new UnavailableException("Interrupted while waiting for the lock; nothing was changed.", e);
-        }
     }
 }

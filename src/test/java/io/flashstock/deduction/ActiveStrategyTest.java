@@ -7,11 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.reflect.Proxy;
 import java.util.List;
 
-import org.junit.jupiter.api.Test;
-
 import io.flashstock.config.FlashstockConfig;
 import io.quarkus.arc.InjectableInstance;
 import jakarta.enterprise.inject.Instance;
+import org.junit.jupiter.api.Test;
 
 /** Startup selection of the strategy: a plain unit test, no Quarkus needed. */
 class ActiveStrategyTest {

@@ -1,8 +1,9 @@
 package io.flashstock.deduction;
 
+import static io.flashstock.testsupport.Shop.*;
 import static io.restassured.RestAssured.given;
-import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.endsWith;
+import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -14,16 +15,13 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
-import org.junit.jupiter.api.Test;
-
-import static io.flashstock.testsupport.Shop.*;
-
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
+import org.junit.jupiter.api.Test;
 
 /**
  * The contract every deduction strategy keeps (docs/design.md): written once, run against each strategy

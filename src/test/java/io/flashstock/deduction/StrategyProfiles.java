@@ -2,6 +2,7 @@ package io.flashstock.deduction;
 
 import java.util.Map;
 
+import io.flashstock.redis.RedisLock;
 import io.quarkus.test.junit.QuarkusTestProfile;
 
 /** One test profile per strategy: the same contract suite runs against each. */

@@ -14,8 +14,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import org.junit.jupiter.api.Test;
-
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.LocalServersResource;
@@ -23,6 +21,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
 
 /**
  * Several pods expiring at once: four concurrent runs of the job (plus the scheduled one) over the same due

@@ -18,11 +18,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.Test;
-
-import io.flashstock.Timestamps;
-import io.flashstock.deduction.FencedReservation;
 import io.flashstock.deduction.StrategyProfiles;
+import io.flashstock.deduction.lock.FencedReservation;
+import io.flashstock.support.Timestamps;
 import io.flashstock.testsupport.OwnRedisResource;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.redis.datasource.RedisDataSource;
@@ -30,6 +28,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
 
 /** The lock component against a real Redis of its own (it restarts it): mutual exclusion, fencing, renewal, loss. */
 @QuarkusTest

@@ -1,0 +1,121 @@
+package io.flashstock.deduction.lua;
+
+import java.time.Instant;
+import java.util.List;
+
+import io.flashstock.config.FlashstockConfig;
+import io.flashstock.deduction.PurchaseCommand;
+import io.flashstock.error.FlashstockException;
+import io.flashstock.error.UnavailableException;
+import io.flashstock.item.Item;
+import io.flashstock.redis.RedisKeys;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.vertx.mutiny.redis.client.Response;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+/**
+ * The purchase against the Redis hot stock of {@code redis-lua}: one hash of counters per item
+ * ({@link RedisKeys#stock}), the item's RESERVED orders and per-user units, and its stream of orders not yet in
+ * MySQL, all changed atomically by {@code lua/purchase.lua}. An item without a hash is warmed on the spot
+ * ({@link HotStockWarmer}), unless Redis lost its data, in which case the pod fails closed until re-warmed.
+ */
+@ApplicationScoped
+public class HotStock {
+
+    private static final Logger LOG = Logger.getLogger(HotStock.class);
+
+    private final RedisDataSource redis;
+    private final HotStockWarmer warmer;
+    private final HotStockScripts scripts;
+    private final OrderRelay relay;
+    private final PendingStream stream;
+    private final PodIdentity pod;
+    private final long idempotencyTtlSeconds;
+
+    HotStock(RedisDataSource redis, HotStockWarmer warmer, HotStockScripts scripts, OrderRelay relay,
+            PendingStream stream, PodIdentity pod, FlashstockConfig config) {
+        this.redis = redis;
+        this.warmer = warmer;
+        this.scripts = scripts;
+        this.relay = relay;
+        this.stream = stream;
+        this.pod = pod;
+        this.idempotencyTtlSeconds = Math.max(1, config.lua().idempotencyTtl().toSeconds());
+    }
+
+    /** What the purchase script decided, with what the reply carries for it. */
+    public record Decision(PurchaseReply reply, String entryId, String orderId, Instant createdAt, Instant expiresAt,
+            int limit) {
+    }
+
+    /** Runs the purchase script for a new order id. Redis unreachable or cold → {@link UnavailableException}. */
+    public Decision purchase(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt) {
+        relay.track(command.sku());
+        Decision decision = decide(command, orderId, createdAt, expiresAt);
+        if (decision.reply() != PurchaseReply.COLD) {
+            return decision;
+        }
+        // No hot stock for this sku: an unknown item, an item whose warm-up failed, or Redis lost its data.
+        try {
+            if (!QuarkusTransaction.requiringNew().call(() -> Item.count("sku", command.sku()) > 0)) {
+                throw FlashstockException.itemNotFound(command.sku());
+            }
+            if (warmer.generationLost()) {
+                warmer.itemWentCold(command.sku());
+                throw coldAnswer();
+            }
+            warmer.warm(command.sku());
+        } catch (FlashstockException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new UnavailableException("The hot stock cannot be rebuilt now; nothing was changed, try again.", e);
+        }
+        decision = decide(command, orderId, createdAt, expiresAt);
+        if (decision.reply() == PurchaseReply.COLD) {
+            throw coldAnswer();
+        }
+        return decision;
+    }
+
+    private Decision decide(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt) {
+        if (!warmer.isWarm()) {
+            throw coldAnswer();
+        }
+        String sku = command.sku();
+        Response reply;
+        try {
+            reply = scripts.purchase.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.users(sku),
+                    RedisKeys.held(sku), RedisKeys.orders(sku), RedisKeys.idempotency(sku, command.idempotencyKey()),
+                    RedisKeys.voided(sku, orderId)),
+                    List.of(orderId, command.userId(), Integer.toString(command.quantity()),
+                            command.fingerprint() == null ? "" : command.fingerprint(),
+                            Long.toString(createdAt.getEpochSecond()), Long.toString(expiresAt.getEpochSecond()),
+                            Long.toString(idempotencyTtlSeconds),
+                            command.idempotencyKey() == null ? "" : command.idempotencyKey(), pod.id()));
+        } catch (RuntimeException e) {
+            // Timed out or the connection broke: the script may still run, or have run. Make sure it has no effect.
+            try {
+                stream.abandon(sku, orderId, command.idempotencyKey());
+            } catch (RuntimeException again) {
+                LOG.warnf("Could not void purchase %s of %s after a Redis failure (if it ran, its order is kept "
+                        + "and persisted): %s", orderId, sku, again.toString());
+            }
+            throw new UnavailableException("The hot stock cannot be reached; nothing was changed, try again.", e);
+        }
+        PurchaseReply code = PurchaseReply.parse(reply.get(0).toString());
+        return switch (code) {
+            case OK -> new Decision(code, reply.get(1).toString(), orderId, createdAt, expiresAt, 0);
+            case REPLAY -> new Decision(code, null, reply.get(1).toString(),
+                    Instant.ofEpochSecond(reply.get(2).toLong()), Instant.ofEpochSecond(reply.get(3).toLong()), 0);
+            case LIMIT -> new Decision(code, null, null, null, null, reply.get(1).toInteger());
+            default -> new Decision(code, null, null, null, null, 0);
+        };
+    }
+
+    private static UnavailableException coldAnswer() {
+        return new UnavailableException("The hot stock is being rebuilt from the database; nothing was changed, "
+                + "try again.");
+    }
+}

@@ -1,0 +1,30 @@
+package io.flashstock.deduction.lua;
+
+import java.util.List;
+
+import io.flashstock.redis.LuaScript;
+import io.quarkus.redis.datasource.RedisDataSource;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * The Lua scripts of {@code redis-lua} ({@code src/main/resources/lua/}), read once. Every one of them is loaded into
+ * Redis together whenever Redis may have lost them (warm-up, re-warm after data loss), so that no call, the undo of
+ * a timed-out purchase included, pays an extra round trip for NOSCRIPT when time is short.
+ */
+@ApplicationScoped
+public class HotStockScripts {
+
+    final LuaScript purchase = LuaScript.load("purchase");
+    final LuaScript undoPurchase = LuaScript.load("undo_purchase");
+    final LuaScript transition = LuaScript.load("transition");
+    final LuaScript restock = LuaScript.load("restock");
+    final LuaScript warm = LuaScript.load("warm");
+    final LuaScript reconcile = LuaScript.load("reconcile");
+
+    /** SCRIPT LOAD of every script. */
+    void preloadAll(RedisDataSource redis) {
+        for (LuaScript script : List.of(purchase, undoPurchase, transition, restock, warm, reconcile)) {
+            script.preload(redis);
+        }
+    }
+}

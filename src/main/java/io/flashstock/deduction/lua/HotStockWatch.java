@@ -1,0 +1,123 @@
+package io.flashstock.deduction.lua;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.flashstock.config.FlashstockConfig;
+import io.flashstock.deduction.ActiveStrategy;
+import io.flashstock.deduction.StrategyName;
+import io.flashstock.redis.RedisKeys;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.scheduler.Scheduled;
+import io.quarkus.scheduler.ScheduledExecution;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
+
+/**
+ * Every {@code flashstock.lua.watch-interval} ({@code redis-lua} only): detects a lost or changed generation and
+ * re-warms, re-applies unmirrored stock events, and reconciles quiet items: an item whose hot counters did not change
+ * for {@code reconcile-after-quiet}, with no pending order and no unmirrored event, gets MySQL's counters if they
+ * differ (compare-and-set on the hash's change counter), so Redis and MySQL converge after any failure.
+ */
+@ApplicationScoped
+public class HotStockWatch {
+
+    private static final Logger LOG = Logger.getLogger(HotStockWatch.class);
+
+    private final RedisDataSource redis;
+    private final HotStockScripts scripts;
+    private final HotStockWarmer warmer;
+    private final HotStockMirror mirror;
+    private final OrderRelay relay;
+    private final FlashstockConfig.Lua settings;
+    private final Counter reconciled;
+    /** Per item: the last change counter seen, and since when it has not moved. */
+    private final Map<String, long[]> quiet = new ConcurrentHashMap<>();
+
+    HotStockWatch(RedisDataSource redis, HotStockScripts scripts, HotStockWarmer warmer, HotStockMirror mirror,
+            OrderRelay relay, FlashstockConfig config, MeterRegistry registry) {
+        this.redis = redis;
+        this.scripts = scripts;
+        this.warmer = warmer;
+        this.mirror = mirror;
+        this.relay = relay;
+        this.settings = config.lua();
+        this.reconciled = Counter.builder("flashstock.hotstock.reconciled")
+                .description("Items whose hot counters were corrected from MySQL").register(registry);
+    }
+
+    @Scheduled(identity = "hot-stock-watch", every = "${flashstock.lua.watch-interval:1s}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = Inactive.class)
+    void watch() {
+        try {
+            if (warmer.generationLost()) {
+                warmer.generationWentMissing();
+            }
+            if (!warmer.isWarm()) {
+                warmer.rewarm();
+            } else {
+                // Items created through other pods: this pod's relay and reconcile look at them too.
+                warmer.allSkus().forEach(relay::track);
+            }
+            mirror.sweep();
+            reconcileQuiet();
+        } catch (RuntimeException e) {
+            LOG.warnf("Hot-stock watch round failed, the next one retries: %s", e.toString());
+        }
+    }
+
+    /**
+     * Items whose change counter did not move for the quiet period, with no pending order and no unmirrored event,
+     * get MySQL's counters if they differ. The script re-checks the counter and the stream, so a purchase in
+     * between wins.
+     */
+    void reconcileQuiet() {
+        long now = System.nanoTime();
+        long quietNanos = settings.reconcileAfterQuiet().toNanos();
+        for (String sku : relay.knownSkus()) {
+            Map<String, String> fields = redis.hash(String.class).hmget(RedisKeys.stock(sku), "seq", "stock",
+                    "available", "reserved", "sold");
+            String seqText = fields.get("seq");
+            if (seqText == null) {
+                continue;
+            }
+            long seq = Long.parseLong(seqText);
+            long[] seen = quiet.compute(sku, (k, old) -> old == null || old[0] != seq ? new long[] { seq, now } : old);
+            if (now - seen[1] < quietNanos || redis.stream(String.class).xlen(RedisKeys.orders(sku)) > 0) {
+                continue;
+            }
+            ItemSnapshot.Counters db = QuarkusTransaction.requiringNew().call(() -> ItemSnapshot.counters(sku));
+            if (db == null || db.pendingEvents() > 0 || db.matches(fields)) {
+                continue;
+            }
+            long set = scripts.reconcile.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.orders(sku)),
+                    List.of(seqText, Integer.toString(db.stock()), Integer.toString(db.available()),
+                            Integer.toString(db.reserved()), Integer.toString(db.sold()), Long.toString(db.version())))
+                    .toLong();
+            if (set == 1) {
+                reconciled.increment();
+                LOG.warnf("Hot stock of %s differed from MySQL (Redis %s, MySQL %s); corrected", sku, fields, db);
+            }
+        }
+    }
+
+    /** Skips the scheduled watch where the strategy is not redis-lua. */
+    @Singleton
+    public static class Inactive implements Scheduled.SkipPredicate {
+        private final ActiveStrategy strategy;
+
+        Inactive(ActiveStrategy strategy) {
+            this.strategy = strategy;
+        }
+
+        @Override
+        public boolean test(ScheduledExecution execution) {
+            return !strategy.is(StrategyName.REDIS_LUA);
+        }
+    }
+}

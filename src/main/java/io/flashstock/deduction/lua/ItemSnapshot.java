@@ -1,0 +1,95 @@
+package io.flashstock.deduction.lua;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.flashstock.item.StockEvent;
+import io.flashstock.order.OrderStatus;
+import io.flashstock.order.PurchaseOrder;
+
+/**
+ * What MySQL holds for one item, as the hot stock needs it: counters and version, RESERVED orders ({@code orderId →
+ * "userId quantity"}), for an item with a per-user limit each user's RESERVED + CONFIRMED units, and the
+ * Idempotency-Keys still within their TTL ({@code key → "orderId fingerprint createdAt expiresAt"} and the seconds
+ * left). Read in the caller's transaction, under a shared lock on the item's row: every change of an item's
+ * counters updates that row, so nothing changes the item while the snapshot is read, and all of it belongs to
+ * {@link #version()}.
+ */
+record ItemSnapshot(int stock, int available, int reserved, int sold, int perUserLimit, long version,
+        Map<String, String> held, Map<String, String> users, Map<String, String> idempotencyKeys, Map<String, Long> idempotencyKeyTtls) {
+
+    /** The item's snapshot, or {@code null} when it does not exist. */
+    static ItemSnapshot load(String sku, Duration idempotencyTtl) {
+        List<?> rows = PurchaseOrder.getEntityManager().createNativeQuery("SELECT stock, available, reserved, sold,"
+                + " per_user_limit, version FROM item WHERE sku = ?1 LOCK IN SHARE MODE")
+                .setParameter(1, sku).getResultList();
+        if (rows.isEmpty()) {
+            return null;
+        }
+        Object[] item = (Object[]) rows.get(0);
+        int limit = ((Number) item[4]).intValue();
+        Map<String, String> held = new LinkedHashMap<>();
+        PurchaseOrder.getEntityManager()
+                .createQuery("select o.id, o.userId, o.quantity from PurchaseOrder o"
+                        + " where o.sku = :sku and o.status = :reserved", Object[].class)
+                .setParameter("sku", sku).setParameter("reserved", OrderStatus.RESERVED).getResultList()
+                .forEach(row -> held.put((String) row[0], row[1] + " " + row[2]));
+        Map<String, String> users = new LinkedHashMap<>();
+        if (limit > 0) {
+            PurchaseOrder.getEntityManager()
+                    .createQuery("select o.userId, sum(o.quantity) from PurchaseOrder o"
+                            + " where o.sku = :sku and o.status in (:held) group by o.userId", Object[].class)
+                    .setParameter("sku", sku)
+                    .setParameter("held", OrderStatus.HOLDING)
+                    .getResultList().forEach(row -> users.put((String) row[0], String.valueOf(row[1])));
+        }
+        Map<String, String> keys = new LinkedHashMap<>();
+        Map<String, Long> keyTtls = new LinkedHashMap<>();
+        Instant now = Instant.now();
+        PurchaseOrder.getEntityManager()
+                .createQuery("select o.idempotencyKey, o.id, o.requestFingerprint, o.createdAt, o.expiresAt"
+                        + " from PurchaseOrder o where o.sku = :sku and o.idempotencyKey is not null"
+                        + " and o.createdAt > :since", Object[].class)
+                .setParameter("sku", sku).setParameter("since", now.minus(idempotencyTtl)).getResultList()
+                .forEach(row -> {
+                    Instant created = (Instant) row[3];
+                    keys.put((String) row[0], row[1] + " " + row[2] + " " + created.getEpochSecond() + " "
+                            + ((Instant) row[4]).getEpochSecond());
+                    keyTtls.put((String) row[0],
+                            Math.max(1, Duration.between(now, created.plus(idempotencyTtl)).toSeconds()));
+                });
+        return new ItemSnapshot(((Number) item[0]).intValue(), ((Number) item[1]).intValue(),
+                ((Number) item[2]).intValue(), ((Number) item[3]).intValue(), limit, ((Number) item[5]).longValue(),
+                held, users, keys, keyTtls);
+    }
+
+    /**
+     * An item's counters, version and the number of its changes not mirrored yet, read in one statement (one
+     * snapshot).
+     */
+    record Counters(int stock, int available, int reserved, int sold, long version, long pendingEvents) {
+
+        boolean matches(Map<String, String> redis) {
+            return String.valueOf(stock).equals(redis.get("stock"))
+                    && String.valueOf(available).equals(redis.get("available"))
+                    && String.valueOf(reserved).equals(redis.get("reserved"))
+                    && String.valueOf(sold).equals(redis.get("sold"));
+        }
+    }
+
+    static Counters counters(String sku) {
+        List<?> rows = StockEvent.getEntityManager().createNativeQuery("SELECT i.stock, i.available, i.reserved,"
+                + " i.sold, i.version, (SELECT COUNT(*) FROM stock_event e WHERE e.sku = i.sku) FROM item i"
+                + " WHERE i.sku = ?1")
+                .setParameter(1, sku).getResultList();
+        if (rows.isEmpty()) {
+            return null;
+        }
+        Object[] row = (Object[]) rows.get(0);
+        return new Counters(((Number) row[0]).intValue(), ((Number) row[1]).intValue(), ((Number) row[2]).intValue(),
+                ((Number) row[3]).intValue(), ((Number) row[4]).longValue(), ((Number) row[5]).longValue());
+    }
+}

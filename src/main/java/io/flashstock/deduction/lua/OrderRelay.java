@@ -1,0 +1,235 @@
+package io.flashstock.deduction.lua;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.flashstock.config.FlashstockConfig;
+import io.flashstock.deduction.ActiveStrategy;
+import io.flashstock.deduction.StrategyName;
+import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import org.jboss.logging.Logger;
+
+/**
+ * Moves acknowledged orders from the items' pending streams into MySQL ({@code redis-lua}), each exactly once:
+ * {@link PendingOrderWriter} skips orders already there, and a stream entry is removed only after its order
+ * committed. A crash anywhere in between leaves the entry, and the next round persists it (or finds it present).
+ *
+ * <p>Which entries a pod's relay takes: in write-behind, the ones its own pod acknowledged, as soon as a purchase
+ * wakes it, in batches of {@code flashstock.lua.relay-batch-size}; in both modes, any entry older than
+ * {@code flashstock.lua.claim-after}, whoever wrote it: its pod crashed, or its write-through request died before
+ * persisting it. {@link #drainAll()} takes everything at once (an order looked up right after its 201).
+ *
+ * <p>Metrics: {@code flashstock.relay.persisted}, {@code flashstock.relay.rejected}, {@code flashstock.relay.pending}
+ * (entries seen unpersisted in the last round) and {@code flashstock.relay.lag} (age of the oldest, seconds).
+ */
+@ApplicationScoped
+public class OrderRelay {
+
+    private static final Logger LOG = Logger.getLogger(OrderRelay.class);
+
+    private final PendingStream stream;
+    private final PendingOrderWriter writer;
+    private final FlashstockConfig.Lua settings;
+    private final ActiveStrategy strategy;
+    private final PodIdentity pod;
+    private final boolean writeBehind;
+    private final Set<String> skus = ConcurrentHashMap.newKeySet();
+    private final Semaphore wake = new Semaphore(0);
+    private final Counter persisted;
+    private final Counter rejected;
+    private final AtomicLong pending = new AtomicLong();
+    private final AtomicLong oldestMillis = new AtomicLong();
+    private volatile Thread thread;
+    private volatile boolean stopping;
+    private volatile boolean crashAfterCommit;
+
+    OrderRelay(PendingStream stream, PendingOrderWriter writer, PodIdentity pod, ActiveStrategy strategy,
+            FlashstockConfig config, MeterRegistry registry) {
+        this.stream = stream;
+        this.writer = writer;
+        this.pod = pod;
+        this.strategy = strategy;
+        this.settings = config.lua();
+        this.writeBehind = settings.persistence() == FlashstockConfig.Persistence.WRITE_BEHIND;
+        this.persisted = Counter.builder("flashstock.relay.persisted")
+                .description("Pending orders the relay inserted into MySQL").register(registry);
+        this.rejected = Counter.builder("flashstock.relay.rejected")
+                .description("Acknowledged orders MySQL refused for lack of units (Redis had stale stock)")
+                .register(registry);
+        Gauge.builder("flashstock.relay.pending", pending, AtomicLong::get)
+                .description("Pending orders seen not yet in MySQL in the relay's last round").register(registry);
+        Gauge.builder("flashstock.relay.lag", oldestMillis,
+                o -> o.get() == 0 ? 0 : Math.max(0, System.currentTimeMillis() - o.get()) / 1000.0)
+                .description("Age in seconds of the oldest pending order seen in the relay's last round")
+                .baseUnit("seconds").register(registry);
+    }
+
+    void onStart(@Observes StartupEvent event) {
+        if (!strategy.is(StrategyName.REDIS_LUA)) {
+            return;
+        }
+        Thread relay = new Thread(this::loop, "flashstock-order-relay");
+        relay.setDaemon(true);
+        thread = relay;
+        relay.start();
+    }
+
+    void onStop(@Observes ShutdownEvent event) {
+        stopping = true;
+        wake.release();
+        Thread relay = thread;
+        if (relay != null) {
+            try {
+                relay.join(5_000); // let a running batch finish: nothing is lost either way
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Test hook: fail after the MySQL commit, before the stream entries are removed, as a crashing pod would. */
+    void crashAfterCommitForTest(boolean crash) {
+        crashAfterCommit = crash;
+    }
+
+    /** An item whose stream this pod's relay looks at. */
+    void track(String sku) {
+        skus.add(sku);
+    }
+
+    Set<String> knownSkus() {
+        return skus;
+    }
+
+    /** A purchase acknowledged by this pod (write-behind): persist soon. */
+    public void wake() {
+        if (wake.availablePermits() == 0) {
+            wake.release();
+        }
+    }
+
+    /** Persists every pending order of every item now; returns how many were inserted. */
+    public int drainAll() {
+        return round(true);
+    }
+
+    private void loop() {
+        long interval = Math.max(1, settings.relayInterval().toMillis());
+        while (!stopping) {
+            try {
+                wake.tryAcquire(interval, TimeUnit.MILLISECONDS);
+                wake.drainPermits();
+                round(false);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                LOG.warnf("Relay round failed; the next round retries: %s", e.toString());
+                sleepQuietly(interval);
+            }
+        }
+    }
+
+    /** One pass over the items; {@code everything} ignores whose and how old an entry is. */
+    private synchronized int round(boolean everything) {
+        long claimAfter = settings.claimAfter().toMillis();
+        int inserted = 0;
+        long seen = 0;
+        long oldest = 0;
+        for (String sku : skus) {
+            while (true) {
+                List<PendingOrder> entries = stream.oldest(sku, settings.relayBatchSize());
+                if (entries.isEmpty()) {
+                    break;
+                }
+                seen += entries.size();
+                long first = entries.get(0).recordedAtMillis();
+                oldest = oldest == 0 ? first : Math.min(oldest, first);
+                long now = System.currentTimeMillis();
+                List<PendingOrder> mine = new ArrayList<>();
+                for (PendingOrder entry : entries) {
+                    if (everything || now - entry.recordedAtMillis() >= claimAfter
+                            || (writeBehind && pod.id().equals(entry.pod()))) {
+                        mine.add(entry);
+                    }
+                }
+                if (mine.isEmpty()) {
+                    break;
+                }
+                int done = settle(sku, mine, writer.persist(sku, mine));
+                inserted += done;
+                seen -= mine.size();
+                if (entries.size() < settings.relayBatchSize() || mine.size() < entries.size()) {
+                    break;
+                }
+            }
+        }
+        pending.set(seen);
+        oldestMillis.set(seen == 0 ? 0 : oldest);
+        return inserted;
+    }
+
+    /**
+     * Removes the entries of persisted orders and takes back the ones MySQL did not take. Returns the number
+     * inserted.
+     */
+    int settle(String sku, List<PendingOrder> orders, Map<String, Outcome> outcomes) {
+        if (crashAfterCommit) {
+            throw new IllegalStateException("test: relay crashed after its MySQL commit");
+        }
+        List<String> done = new ArrayList<>();
+        int inserted = 0;
+        for (PendingOrder order : orders) {
+            Outcome outcome = outcomes.get(order.orderId());
+            if (outcome == null) {
+                continue; // not decided (MySQL failed for it alone): the entry stays for the next round
+            }
+            if ((outcome == Outcome.DUPLICATE_KEY || outcome == Outcome.SOLD_OUT) && writer.stored(order.orderId())) {
+                done.add(order.entryId()); // another writer stored it meanwhile: never take back a stored order
+                continue;
+            }
+            switch (outcome) {
+                case INSERTED -> {
+                    inserted++;
+                    done.add(order.entryId());
+                }
+                case PRESENT -> done.add(order.entryId());
+                case DUPLICATE_KEY -> {
+                    LOG.warnf("Order %s of %s repeats the Idempotency-Key of an order in MySQL (Redis had lost the "
+                            + "key); its units go back", order.orderId(), sku);
+                    stream.undo(order, true);
+                }
+                case SOLD_OUT -> {
+                    rejected.increment();
+                    LOG.errorf("MySQL has no units for acknowledged order %s of %s (Redis had stale stock); the "
+                            + "order is dropped", order.orderId(), sku);
+                    stream.undo(order, false);
+                }
+            }
+        }
+        stream.remove(sku, done);
+        persisted.increment(inserted);
+        return inserted;
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package io.flashstock.deduction.lua;
+
+/** What {@code lua/purchase.lua} answers, parsed once from the script's first reply element. */
+public enum PurchaseReply {
+    /** Deducted; the order is pending in the item's stream. */
+    OK,
+    /** The Idempotency-Key was used with the same request before: the first order again, nothing deducted. */
+    REPLAY,
+    /** The Idempotency-Key was used with a different request: nothing deducted. */
+    KEY_REUSED,
+    /** Not enough units available: nothing deducted. */
+    SOLD_OUT,
+    /** The user would go over the item's limit: nothing deducted. */
+    LIMIT,
+    /** This order id was given up on already (a tombstone): nothing deducted. */
+    VOID,
+    /** Redis has no hot stock for the item (unknown item, or Redis lost its data): nothing deducted. */
+    COLD;
+
+    static PurchaseReply parse(String reply) {
+        try {
+            return valueOf(reply);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("purchase.lua answered " + reply, e);
+        }
+    }
+}

@@ -1,0 +1,192 @@
+package io.flashstock.deduction.lua;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.flashstock.config.FlashstockConfig;
+import io.flashstock.deduction.Combiner;
+import io.flashstock.deduction.Combiner.Result;
+import io.flashstock.deduction.DbPurchase;
+import io.flashstock.deduction.DeductionStrategy;
+import io.flashstock.deduction.PurchaseCommand;
+import io.flashstock.deduction.PurchaseOutcome;
+import io.flashstock.deduction.StrategyName;
+import io.flashstock.deduction.lua.HotStock.Decision;
+import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
+import io.flashstock.error.FlashstockException;
+import io.flashstock.error.ProblemCode;
+import io.flashstock.error.UnavailableException;
+import io.flashstock.order.OrderIds;
+import io.flashstock.order.OrderStatus;
+import io.flashstock.order.OrderView;
+import io.flashstock.order.PurchaseOrder;
+import io.flashstock.support.Timestamps;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+/**
+ * {@code redis-lua}: the hot stock in Redis decides. One script ({@code lua/purchase.lua}) checks the
+ * Idempotency-Key, availability and the user's limit, deducts, and records the pending order in the item's stream,
+ * atomically; MySQL only sees the winners. How the order reaches MySQL is {@code flashstock.lua.persistence}:
+ * <ul>
+ * <li>{@code write-through}: the order is committed in MySQL before the 201 (concurrent winners of one item are
+ * combined into one transaction). If MySQL cannot be reached the units go back in Redis and the answer is 503; if
+ * MySQL has not the units (Redis had stale stock) they leave Redis and the answer is 409 sold-out.</li>
+ * <li>{@code write-behind}: 201 as soon as Redis holds the pending order; {@link OrderRelay} persists it.</li>
+ * </ul>
+ * Either way, MySQL's counters and {@code CHECK (available >= 0)} stay the last word: Redis makes it fast, MySQL
+ * makes oversell impossible.
+ */
+@ApplicationScoped
+public class RedisLuaStrategy implements DeductionStrategy {
+
+    private static final Logger LOG = Logger.getLogger(RedisLuaStrategy.class);
+
+    private final HotStock hotStock;
+    private final OrderRelay relay;
+    private final PendingOrderWriter writer;
+    private final PodIdentity pod;
+    private final PendingStream stream;
+    private final Duration reservationTtl;
+    private final boolean writeThrough;
+    private final Combiner<PendingOrder, Outcome> combiner;
+
+    RedisLuaStrategy(HotStock hotStock, OrderRelay relay, PendingOrderWriter writer, PendingStream stream,
+            PodIdentity pod, FlashstockConfig config, MeterRegistry registry) {
+        this.hotStock = hotStock;
+        this.relay = relay;
+        this.writer = writer;
+        this.pod = pod;
+        this.stream = stream;
+        this.reservationTtl = config.reservationTtl();
+        this.writeThrough = config.lua().persistence() == FlashstockConfig.Persistence.WRITE_THROUGH;
+        this.combiner = new Combiner<>(config.lua().relayBatchSize(), config.optimistic().maxTime(),
+                DistributionSummary.builder("flashstock.lua.write-through.batch.size")
+                        .description("Orders persisted together in one write-through transaction")
+                        .register(registry));
+    }
+
+    @Override
+    public StrategyName name() {
+        return StrategyName.REDIS_LUA;
+    }
+
+    @Override
+    public PurchaseOutcome purchase(PurchaseCommand command) {
+        Instant now = Timestamps.now();
+        String orderId = OrderIds.next();
+        Decision decision = hotStock.purchase(command, orderId, now, now.plus(reservationTtl));
+        switch (decision.reply()) {
+            case OK -> {
+                // deducted: persisted below
+            }
+            case REPLAY -> {
+                return replay(command, decision);
+            }
+            case KEY_REUSED -> throw FlashstockException.keyReused();
+            case SOLD_OUT -> throw FlashstockException.soldOut(command.sku(), command.quantity());
+            case LIMIT -> throw FlashstockException.purchaseLimit(command.sku(), decision.limit());
+            // VOID: this order id was given up on already, which cannot happen for a fresh id; COLD never returns.
+            case VOID, COLD -> throw new UnavailableException(
+                    "The purchase was abandoned; nothing was changed, try again.");
+        }
+        PendingOrder order = new PendingOrder(decision.entryId(), orderId, command.sku(), command.userId(),
+                command.quantity(), command.idempotencyKey(), command.fingerprint(), now, decision.expiresAt(),
+                pod.id());
+        if (!writeThrough) {
+            relay.wake();
+            return new PurchaseOutcome(order.view(), false);
+        }
+        return persistNow(command, order);
+    }
+
+    /** Write-through: the order in MySQL before answering, or the purchase taken back. */
+    private PurchaseOutcome persistNow(PurchaseCommand command, PendingOrder order) {
+        Outcome outcome;
+        try {
+            outcome = combiner.submit(order.sku(), order, this::persistBatch);
+        } catch (RuntimeException e) {
+            // The commit may have happened with its answer lost, or another pod's relay stored the order: look
+            // first, and take the purchase back only if the order is not in MySQL.
+            if (knownStored(order.orderId())) {
+                return new PurchaseOutcome(order.view(), false);
+            }
+            takenBack(order, true);
+            throw e instanceof FlashstockException f ? f
+                    : new UnavailableException("The order could not be stored; nothing was changed, try again.", e);
+        }
+        switch (outcome) {
+            case INSERTED, PRESENT:
+                try {
+                    stream.remove(order.sku(), List.of(order.entryId()));
+                } catch (RuntimeException e) {
+                    // Harmless: the order is in MySQL; the relay finds the entry PRESENT and removes it.
+                    LOG.debugf("Could not remove persisted entry %s now: %s", order.entryId(), e.toString());
+                }
+                return new PurchaseOutcome(order.view(), false);
+            case DUPLICATE_KEY:
+                takenBack(order, true);
+                return QuarkusTransaction.requiringNew().call(() -> DbPurchase.replayOrNull(command));
+            default: // SOLD_OUT: MySQL has not the units; Redis was too high
+                takenBack(order, false);
+                throw FlashstockException.soldOut(command.sku(), command.quantity());
+        }
+    }
+
+    /**
+     * Undoes the purchase in Redis; false if the entry was gone (persisted or undone elsewhere). Redis unreachable:
+     * 503, and the entry stays for the relay, which persists it after {@code claim-after}.
+     */
+    private boolean takenBack(PendingOrder order, boolean returnUnits) {
+        try {
+            return stream.undo(order, returnUnits);
+        } catch (RuntimeException e) {
+            throw new UnavailableException("The order could not be stored; try again with the same Idempotency-Key.",
+                    e);
+        }
+    }
+
+    private List<Result<Outcome>> persistBatch(List<PendingOrder> batch) {
+        Map<String, Outcome> outcomes = writer.persist(batch.get(0).sku(), batch);
+        List<Result<Outcome>> results = new ArrayList<>(batch.size());
+        for (PendingOrder order : batch) {
+            Outcome outcome = outcomes.get(order.orderId());
+            results.add(outcome != null ? Result.of(outcome)
+                    : Result.refused(new UnavailableException(
+                            "The order could not be stored; nothing was changed, try again.")));
+        }
+        return results;
+    }
+
+    /**
+     * The order as it is now in MySQL. Not there yet: in write-through the first request is still storing it (409
+     * request-in-progress: it may yet fail and be taken back); in write-behind it was acknowledged and is on its
+     * way, so the first answer is repeated.
+     */
+    private PurchaseOutcome replay(PurchaseCommand command, Decision decision) {
+        PurchaseOrder stored = QuarkusTransaction.requiringNew().call(() -> PurchaseOrder.findById(decision.orderId()));
+        if (stored == null && writeThrough) {
+            throw new FlashstockException(ProblemCode.REQUEST_IN_PROGRESS,
+                    "A request with this Idempotency-Key is still being processed; try again shortly.");
+        }
+        OrderView view = stored != null ? OrderView.of(stored)
+                : new OrderView(decision.orderId(), command.sku(), command.userId(), command.quantity(),
+                        OrderStatus.RESERVED, decision.createdAt(), decision.expiresAt());
+        return new PurchaseOutcome(view, true);
+    }
+
+    /** Whether the order is known to be in MySQL: false when it is not, and when MySQL cannot tell now. */
+    private boolean knownStored(String orderId) {
+        try {
+            return writer.stored(orderId);
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package io.flashstock.web;
+
+/**
+ * The input rules of the REST contract, in one place. Identifier patterns also keep Redis key syntax
+ * ({@code { } * :} and spaces) out of every key built from them.
+ */
+public final class InputRules {
+
+    /** An item's sku. */
+    public static final String SKU = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
+    /** A buyer's id. */
+    public static final String USER_ID = "^[A-Za-z0-9._@-]{1,64}$";
+    /** An Idempotency-Key: 1 to 64 printable ASCII characters. */
+    public static final String IDEMPOTENCY_KEY = "^[\\x21-\\x7E]{1,64}$";
+    /** An order id as issued: a lower-case UUID. */
+    public static final String ORDER_ID = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
+
+    public static final String SKU_MESSAGE =
+            "must be 1-64 characters: letters, digits, '.', '_' or '-', starting with a letter or digit";
+    public static final String USER_ID_MESSAGE = "must be 1-64 characters: letters, digits, '.', '_', '@' or '-'";
+    public static final String IDEMPOTENCY_KEY_MESSAGE = "must be 1-64 printable ASCII characters";
+
+    private InputRules() {
+    }
+}

@@ -1,0 +1,196 @@
+package io.flashstock.web;
+
+import java.util.Comparator;
+import java.util.stream.Collectors;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.exc.InputCoercionException;
+import com.fasterxml.jackson.core.exc.StreamReadException;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import io.flashstock.config.FlashstockConfig;
+import io.flashstock.db.DbErrors;
+import io.flashstock.error.FlashstockException;
+import io.flashstock.error.ProblemCode;
+import io.flashstock.support.Causes;
+import jakarta.inject.Inject;
+import jakarta.persistence.PersistenceException;
+import jakarta.validation.ConstraintViolation;
+import jakarta.validation.ConstraintViolationException;
+import jakarta.validation.Path;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/**
+ * The one place where failures become {@code application/problem+json} (RFC 9457). Each mapper handles one
+ * family: domain outcomes, bean validation, JSON reading, JAX-RS status exceptions (unknown path, 405, 415, ...),
+ * and database failures. Details are written for clients; causes go to the log only, so answers never carry
+ * stack traces, SQL, class or host names.
+ */
+public class ProblemMapper {
+
+    private static final Logger LOG = Logger.getLogger(ProblemMapper.class);
+
+    private final String typePrefix;
+    private final String retryAfter;
+
+    @Inject
+    ProblemMapper(FlashstockConfig config) {
+        this(config.problemTypePrefix(), config.retryAfterSeconds());
+    }
+
+    ProblemMapper(String typePrefix, int retryAfterSeconds) {
+        this.typePrefix = typePrefix;
+        this.retryAfter = Integer.toString(retryAfterSeconds);
+    }
+
+    @ServerExceptionMapper
+    public Response domain(FlashstockException e, UriInfo uri) {
+        if (e.getCause() != null) {
+            LOG.debugf(e.getCause(), "%s: %s", e.code().code(), e.getMessage());
+        }
+        return problem(e.code(), e.getMessage(), uri);
+    }
+
+    @ServerExceptionMapper
+    public Response validation(ConstraintViolationException e, UriInfo uri) {
+        String detail = e.getConstraintViolations().stream()
+                .sorted(Comparator.comparing(v -> v.getPropertyPath().toString()))
+                .map(v -> describe(v) + ": " + v.getMessage())
+                .collect(Collectors.joining("; "));
+        return problem(ProblemCode.INVALID_REQUEST, detail, uri);
+    }
+
+    @ServerExceptionMapper
+    public Response json(JacksonException e, UriInfo uri) {
+        // e.g. the body limit, hit while Jackson was reading
+        WebApplicationException status = Causes.find(e.getCause(), WebApplicationException.class).orElse(null);
+        if (status != null) {
+            return http(status, uri);
+        }
+        return problem(ProblemCode.INVALID_REQUEST, describe(e), uri);
+    }
+
+    /** Declared separately: Quarkus ships its own mapper for this subtype, and the closest type wins. */
+    @ServerExceptionMapper
+    public Response jsonMismatch(MismatchedInputException e, UriInfo uri) {
+        return json(e, uri);
+    }
+
+    @ServerExceptionMapper
+    public Response http(WebApplicationException e, UriInfo uri) {
+        int status = e.getResponse().getStatus();
+        JacksonException unreadable = Causes.find(e.getCause(), JacksonException.class).orElse(null);
+        if (status == 400 && unreadable != null) {
+            return json(unreadable, uri);
+        }
+        ProblemCode code = ProblemCode.forStatus(status);
+        if (code == ProblemCode.INTERNAL_ERROR) {
+            LOG.error("Request failed", e);
+        }
+        String detail = switch (status) {
+            case 404 -> "There is nothing at this path.";
+            case 405 -> "This method is not allowed here.";
+            case 406 -> "Only application/json answers are available.";
+            case 413 -> "The request body is larger than the limit.";
+            case 415 -> "The request body must be application/json.";
+            default -> code == ProblemCode.INVALID_REQUEST ? "The request could not be read." : code.title() + ".";
+        };
+        return problem(code, status, detail, uri);
+    }
+
+    @ServerExceptionMapper
+    public Response database(PersistenceException e, UriInfo uri) {
+        if (DbErrors.isUnavailable(e)) {
+            LOG.warnf("Database unavailable: %s", e.toString());
+            return problem(ProblemCode.UNAVAILABLE, "The inventory database cannot be reached; try again.", uri);
+        }
+        LOG.error("Database failure", e);
+        return problem(ProblemCode.INTERNAL_ERROR, "The request failed; nothing was changed.", uri);
+    }
+
+    private Response problem(ProblemCode code, String detail, UriInfo uri) {
+        return problem(code, code.status(), detail, uri);
+    }
+
+    private Response problem(ProblemCode code, int status, String detail, UriInfo uri) {
+        Problem body = new Problem(typePrefix + code.code(), code.title(), status, detail,
+                uri == null ? null : uri.getPath());
+        Response.ResponseBuilder response = Response.status(status).type(Problem.MEDIA_TYPE).entity(body);
+        if (status == 503) {
+            response.header("Retry-After", retryAfter);
+        }
+        return response.build();
+    }
+
+    /** "quantity", "sku", "Idempotency-Key" or "body": the leaf of a violation's property path. */
+    private static String describe(ConstraintViolation<?> violation) {
+        String leaf = null;
+        Path.Node last = null;
+        for (Path.Node node : violation.getPropertyPath()) {
+            last = node;
+        }
+        if (last != null) {
+            leaf = last.getName();
+        }
+        if (last != null && last.getKind() == jakarta.validation.ElementKind.PARAMETER
+                && "request".equals(leaf)) {
+            return "body";
+        }
+        if ("idempotencyKey".equals(leaf)) {
+            return "Idempotency-Key";
+        }
+        return leaf == null ? "request" : leaf;
+    }
+
+    private static String describe(JacksonException e) {
+        if (e instanceof UnrecognizedPropertyException unknown) {
+            return "unknown field '" + unknown.getPropertyName() + "'";
+        }
+        if (e instanceof MismatchedInputException mismatch) {
+            String field = fieldOf(mismatch);
+            Class<?> target = mismatch.getTargetType();
+            String expected;
+            if (target == null) {
+                expected = "has the wrong type";
+            } else if (target == Integer.class || target == int.class || target == Long.class
+                    || target == long.class) {
+                expected = "must be a JSON integer";
+            } else if (target == String.class) {
+                expected = "must be a JSON string";
+            } else if (target == Boolean.class || target == boolean.class) {
+                expected = "must be a JSON boolean";
+            } else {
+                expected = field == null ? "must be a JSON object" : "has the wrong type";
+            }
+            return (field == null ? "body" : field) + ": " + expected;
+        }
+        if (e instanceof InputCoercionException) {
+            return "a number is out of range";
+        }
+        if (e instanceof JsonMappingException mapping && fieldOf(mapping) != null) {
+            return fieldOf(mapping) + ": has an invalid value";
+        }
+        if (e instanceof StreamReadException read) {
+            String message = read.getOriginalMessage();
+            if (message != null && message.startsWith("Duplicate field")) {
+                return "body: duplicate field";
+            }
+            return "body is not valid JSON" + (read.getLocation() == null ? ""
+                    : " (line " + read.getLocation().getLineNr() + ", column " + read.getLocation().getColumnNr()
+                            + ")");
+        }
+        return "body is not valid JSON";
+    }
+
+    private static String fieldOf(JsonMappingException e) {
+        return e.getPath().isEmpty() ? null
+                : e.getPath().stream()
+                        .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
+                        .collect(Collectors.joining("."));
+    }
+}

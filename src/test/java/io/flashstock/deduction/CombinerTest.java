@@ -1,0 +1,139 @@
+package io.flashstock.deduction;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import io.flashstock.deduction.Combiner.Result;
+import io.flashstock.error.FlashstockException;
+import io.flashstock.error.ProblemCode;
+import io.flashstock.error.UnavailableException;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Per-key batching without Quarkus: every request gets exactly its own answer, whatever a batch does. */
+@Timeout(value = 20, unit = TimeUnit.SECONDS)
+class CombinerTest {
+
+    private final DistributionSummary sizes = DistributionSummary.builder("test.batch").register(new SimpleMeterRegistry());
+    private final ExecutorService pool = Executors.newFixedThreadPool(16);
+
+    @AfterEach
+    void stop() {
+        pool.shutdownNow();
+    }
+
+    @Test
+    void concurrentRequestsAreBatchedAndEachGetsItsOwnAnswer() throws Exception {
+        Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), sizes);
+        CountDownLatch firstBatchRunning = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Function<List<Integer>, List<Result<String>>> batch = requests -> {
+            firstBatchRunning.countDown();
+            await(release);
+            return requests.stream().map(r -> r % 5 == 0 ? Result.<String>refused(FlashstockException.soldOut("x", r))
+                    : Result.of("answer-" + r)).toList();
+        };
+        List<Future<String>> answers = new ArrayList<>();
+        answers.add(pool.submit(() -> combiner.submit("item", 1, batch)));
+        assertTrue(firstBatchRunning.await(5, TimeUnit.SECONDS));
+        for (int i = 2; i <= 12; i++) { // these queue behind the running batch
+            int request = i;
+            answers.add(pool.submit(() -> combiner.submit("item", request, batch)));
+        }
+        Thread.sleep(200);
+        release.countDown();
+        for (int i = 1; i <= 12; i++) {
+            int request = i;
+            if (request % 5 == 0) {
+                Exception e = assertThrows(Exception.class, () -> answers.get(request - 1).get());
+                assertTrue(e.getCause() instanceof FlashstockException f && f.code() == ProblemCode.SOLD_OUT, e.toString());
+            } else {
+                assertEquals("answer-" + request, answers.get(request - 1).get());
+            }
+        }
+        assertTrue(sizes.max() > 1, "queued requests ran as one batch: max batch " + sizes.max());
+        assertTrue(sizes.max() <= 8, "never more than maxBatch: " + sizes.max());
+        assertEquals(12, (long) sizes.totalAmount());
+    }
+
+    @Test
+    void aBatchThatThrowsAnswersEveryRequestOfIt() {
+        Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), sizes);
+        IllegalStateException failure = new IllegalStateException("database gone");
+        IllegalStateException thrown = assertThrows(IllegalStateException.class,
+                () -> combiner.submit("item", 1, requests -> {
+                    throw failure;
+                }));
+        assertSame(failure, thrown);
+    }
+
+    @Test
+    void anErrorInABatchLeavesNoRequestWaiting() throws Exception {
+        Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), sizes);
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Function<List<Integer>, List<Result<String>>> dying = requests -> {
+            running.countDown();
+            await(release);
+            throw new StackOverflowError("simulated");
+        };
+        List<Future<String>> answers = new ArrayList<>();
+        answers.add(pool.submit(() -> combiner.submit("item", 1, dying)));
+        assertTrue(running.await(5, TimeUnit.SECONDS));
+        for (int i = 2; i <= 6; i++) {
+            int request = i;
+            answers.add(pool.submit(() -> combiner.submit("item", request, dying)));
+        }
+        Thread.sleep(200);
+        release.countDown();
+        for (Future<String> answer : answers) {
+            Exception e = assertThrows(Exception.class, () -> answer.get(5, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof UnavailableException, e.toString());
+        }
+    }
+
+    @Test
+    void aBatchAnsweringTooFewRequestsFailsTheRestInsteadOfHanging() {
+        Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), sizes);
+        assertThrows(IllegalStateException.class, () -> combiner.submit("item", 1, requests -> List.of()));
+    }
+
+    @Test
+    void keysDoNotShareBatches() throws Exception {
+        Combiner<String, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), sizes);
+        List<Future<String>> answers = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            String key = "item-" + (i % 4);
+            answers.add(pool.submit(() -> combiner.submit(key, key, requests -> {
+                assertTrue(requests.stream().allMatch(key::equals), "one key per batch: " + requests);
+                return requests.stream().map(Result::of).toList();
+            })));
+        }
+        for (int i = 0; i < 20; i++) {
+            assertEquals("item-" + (i % 4), answers.get(i).get());
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

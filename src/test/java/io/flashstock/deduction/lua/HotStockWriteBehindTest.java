@@ -1,0 +1,82 @@
+package io.flashstock.deduction.lua;
+
+import static io.flashstock.testsupport.Shop.assertCounters;
+import static io.flashstock.testsupport.Shop.byStatus;
+import static io.flashstock.testsupport.Shop.createItem;
+import static io.flashstock.testsupport.Shop.newSku;
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import io.flashstock.deduction.StrategyProfiles;
+import io.flashstock.deduction.lua.OrderRelay;
+import io.flashstock.redis.RedisKeys;
+import io.flashstock.testsupport.Db;
+import io.flashstock.testsupport.Http;
+import io.flashstock.testsupport.Http.Reply;
+import io.flashstock.testsupport.OwnRedisResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.path.json.JsonPath;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+@QuarkusTest
+@TestProfile(StrategyProfiles.RedisLuaWriteBehind.class)
+@WithTestResource(OwnRedisResource.class)
+class HotStockWriteBehindTest extends HotStockResilience {
+
+    @Inject
+    OrderRelay relay;
+
+    @Override
+    boolean everyAcknowledgedOrderSurvivesDataLoss() {
+        return false; // orders acknowledged but still pending in Redis go with its data: the write-behind trade-off
+    }
+
+    @Test
+    void relayKilledMidBatchLandsEveryAcknowledgedOrderOnce() throws Exception {
+        String sku = newSku("relay");
+        createItem(sku, 100, 0);
+        relay.crashAfterCommitForTest(true); // every round commits its batch in MySQL, then dies before removing it
+        try {
+            List<Reply> replies = Http.concurrently(60, 16, i -> Http.post("/items/" + sku + "/purchases",
+                    "{\"userId\":\"r-" + i + "\",\"quantity\":1}").build());
+            assertEquals(60, replies.stream().filter(r -> r.status() == 201).count());
+            awaitOrders(sku, 60);
+            Thread.sleep(500); // several more rounds find the same entries and must not insert them again
+            assertEquals(60, redis.stream(String.class).xlen(RedisKeys.orders(sku)), "entries still pending");
+            assertCounters(sku, 100, 40, 60, 0);
+        } finally {
+            relay.crashAfterCommitForTest(false);
+        }
+        long deadline = System.currentTimeMillis() + 5_000;
+        while (redis.stream(String.class).xlen(RedisKeys.orders(sku)) > 0 && System.currentTimeMillis() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(0, redis.stream(String.class).xlen(RedisKeys.orders(sku)), "stream drained");
+        assertCounters(sku, 100, 40, 60, 0);
+        assertEquals(60, Db.count("SELECT COUNT(DISTINCT id) FROM purchase_order WHERE sku = ?", sku));
+        awaitRedisAgrees(sku);
+    }
+
+    @Test
+    void anOrderIsReadableRightAfterItsAcknowledgement() {
+        String sku = newSku("read");
+        createItem(sku, 50, 0);
+        List<Reply> replies = Http.concurrently(20, 20, i -> Http.post("/items/" + sku + "/purchases",
+                "{\"userId\":\"g-" + i + "\",\"quantity\":1}").build());
+        assertEquals(Map.of(201, 20L), byStatus(replies));
+        Set<String> ids = replies.stream().map(r -> JsonPath.from(r.body()).getString("orderId"))
+                .collect(Collectors.toSet());
+        for (String id : ids) {
+            given().get("/orders/" + id).then().statusCode(200);
+        }
+        assertEquals(20, ids.size());
+    }
+}

@@ -1,0 +1,71 @@
+package io.flashstock.item;
+
+import static io.flashstock.testsupport.Shop.createItem;
+import static io.flashstock.testsupport.Shop.newSku;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import io.flashstock.deduction.StrategyProfiles;
+import io.flashstock.testsupport.Db;
+import io.flashstock.testsupport.LocalServersResource;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The rule db-optimistic's safety rests on: every change of an item's counters bumps its version. Every way the
+ * counters can change goes through {@link Item} ({@code LayoutTest} keeps other classes from updating items), and
+ * each of them is exercised here against MySQL.
+ */
+@QuarkusTest
+@TestProfile(StrategyProfiles.DbOptimistic.class)
+@WithTestResource(LocalServersResource.class)
+class ItemCountersTest {
+
+    @Test
+    void reservingOnAManagedItemBumpsTheVersion() {
+        assertChange(sku -> {
+            Item item = Item.findById(sku);
+            item.reserve(2, Instant.now());
+        }, Map.of("available", 8L, "reserved", 2L), 1);
+    }
+
+    @Test
+    void everyBulkChangeBumpsTheVersion() {
+        assertChange(sku -> Item.addStock(sku, 5, Instant.now()), Map.of("stock", 15L, "available", 15L), 1);
+        assertChange(sku -> Item.reserveUnits(sku, 3, Instant.now()), Map.of("available", 7L, "reserved", 3L), 1);
+        assertChange(sku -> Item.reserveFenced(sku, 3, 1, Instant.now()), Map.of("available", 7L, "reserved", 3L),
+                1);
+        assertChange(sku -> {
+            Item.reserveUnits(sku, 3, Instant.now());
+            Item.sellReserved(sku, 2, Instant.now());
+        }, Map.of("available", 7L, "reserved", 1L, "sold", 2L), 2);
+        assertChange(sku -> {
+            Item.reserveUnits(sku, 3, Instant.now());
+            Item.returnReserved(sku, 3, Instant.now());
+        }, Map.of("available", 10L, "reserved", 0L), 2);
+    }
+
+    @Test
+    void aRefusedChangeLeavesTheVersion() {
+        assertChange(sku -> Item.addStock(sku, Integer.MAX_VALUE, Instant.now()), Map.of("stock", 10L), 0);
+        assertChange(sku -> Item.reserveFenced(sku, 11, 1, Instant.now()), Map.of("available", 10L), 0);
+    }
+
+    /** Runs {@code change} on a fresh item of 10 units in one transaction; checks counters and version steps. */
+    private static void assertChange(Consumer<String> change, Map<String, Long> expected, int versionSteps) {
+        String sku = newSku("counters");
+        createItem(sku, 10, 0);
+        long before = Db.item(sku).get("version");
+        QuarkusTransaction.requiringNew().run(() -> change.accept(sku));
+        Map<String, Long> row = Db.item(sku);
+        expected.forEach((column, value) -> assertEquals(value, row.get(column), column + " of " + row));
+        assertEquals(row.get("stock"), row.get("available") + row.get("reserved") + row.get("sold"));
+        assertEquals(before + versionSteps, row.get("version"), "version of " + row);
+    }
+}

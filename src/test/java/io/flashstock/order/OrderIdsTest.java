@@ -1,0 +1,44 @@
+package io.flashstock.order;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.UUID;
+
+import io.flashstock.web.InputRules;
+import org.junit.jupiter.api.Test;
+
+class OrderIdsTest {
+
+    @Test
+    void idsAreVersion7UuidsThatSortByTime() {
+        String earlier = OrderIds.next(1_700_000_000_000L);
+        String later = OrderIds.next(1_700_000_000_001L);
+        assertEquals(7, UUID.fromString(earlier).version());
+        assertEquals(2, UUID.fromString(earlier).variant());
+        assertTrue(earlier.compareTo(later) < 0, earlier + " sorts before " + later);
+        assertTrue(earlier.matches(InputRules.ORDER_ID), "an issued id passes the path check");
+    }
+
+    @Test
+    void idsAreUnique() {
+        Set<String> ids = new HashSet<>();
+        for (int i = 0; i < 10_000; i++) {
+            assertTrue(ids.add(OrderIds.next()));
+        }
+    }
+
+    @Test
+    void onlyOurRecentIdsAreRecent() {
+        assertTrue(OrderIds.isRecent(OrderIds.next(), Duration.ofMinutes(10)));
+        assertFalse(OrderIds.isRecent(OrderIds.next(System.currentTimeMillis() - 3_600_000), Duration.ofMinutes(10)));
+        assertFalse(OrderIds.isRecent(UUID.randomUUID().toString(), Duration.ofMinutes(10)), "version 4");
+        assertFalse(OrderIds.isRecent("not-a-uuid", Duration.ofMinutes(10)));
+        assertFalse(OrderIds.isRecent(OrderIds.next(System.currentTimeMillis() + 60_000), Duration.ofMinutes(10)),
+                "from the future");
+    }
+}

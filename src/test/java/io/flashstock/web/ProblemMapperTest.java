@@ -1,0 +1,76 @@
+package io.flashstock.web;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.sql.SQLException;
+
+import com.fasterxml.jackson.databind.JsonMappingException;
+import io.flashstock.error.FlashstockException;
+import io.flashstock.error.UnavailableException;
+import jakarta.persistence.PersistenceException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import org.junit.jupiter.api.Test;
+
+/** The problem mapping without Quarkus: codes, statuses, Retry-After, and no internals in any body. */
+class ProblemMapperTest {
+
+    private final ProblemMapper mapper = new ProblemMapper("urn:flashstock:problem:", 2);
+
+    @Test
+    void domainOutcomesKeepTheirCodeAndDetail() {
+        Response response = mapper.domain(FlashstockException.soldOut("phone-x", 3), null);
+        Problem body = body(response);
+        assertEquals(409, response.getStatus());
+        assertEquals(Problem.MEDIA_TYPE, response.getMediaType().toString());
+        assertEquals("urn:flashstock:problem:sold-out", body.type());
+        assertEquals("Sold out", body.title());
+        assertEquals("Item 'phone-x' has fewer than 3 unit(s) available.", body.detail());
+        assertNull(response.getHeaderString("Retry-After"));
+    }
+
+    @Test
+    void unavailableCarriesRetryAfterAndNotItsCause() {
+        Response response = mapper.domain(new UnavailableException("try again",
+                new SQLException("Communications link failure to db-7.internal:3306", "08S01")), null);
+        assertEquals(503, response.getStatus());
+        assertEquals("2", response.getHeaderString("Retry-After"));
+        assertFalse(body(response).detail().contains("db-7"));
+    }
+
+    @Test
+    void databaseFailuresNeverLeakSql() {
+        Response down = mapper.database(new PersistenceException(
+                new SQLException("Connection refused", "08001")), null);
+        assertEquals(503, down.getStatus());
+        assertEquals("urn:flashstock:problem:unavailable", body(down).type());
+        Response broken = mapper.database(new PersistenceException("could not execute statement [select * from item]",
+                new SQLException("Table 'item' doesn't exist", "42S02", 1146)), null);
+        assertEquals(500, broken.getStatus());
+        assertFalse(body(broken).detail().toLowerCase().contains("select"));
+        assertFalse(body(broken).detail().contains("item'"));
+    }
+
+    @Test
+    void frameworkStatusesBecomeTheirProblems() {
+        assertEquals("urn:flashstock:problem:unsupported-media-type",
+                body(mapper.http(new WebApplicationException(415), null)).type());
+        assertEquals("urn:flashstock:problem:not-found", body(mapper.http(new WebApplicationException(404), null)).type());
+        assertEquals(405, mapper.http(new WebApplicationException(405), null).getStatus());
+    }
+
+    @Test
+    void aBodyLimitHitWhileReadingJsonStays413() {
+        JsonMappingException reading = new JsonMappingException(null, "while reading",
+                new WebApplicationException(413));
+        Response response = mapper.json(reading, null);
+        assertEquals(413, response.getStatus());
+        assertEquals("urn:flashstock:problem:payload-too-large", body(response).type());
+    }
+
+    private static Problem body(Response response) {
+        return (Problem) response.getEntity();
+    }
+}
