@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # flashstock benchmark: every deduction strategy against the raw Redis and MySQL limits, in one run.
 # Run bench/run.sh --help for the usage. What it does, per strategy (and per persistence mode of redis-lua):
-#   fresh data (database flashstock_bench dropped and created, Redis db 15 flushed), start the packaged service,
+#   fresh data (database flashstock_bench dropped and created, Redis flushed: the redis-server this script starts
+#   for itself, or db 15 of an external one), start the packaged service,
 #   time start-to-ready, warm the JVM up, then for each concurrency and repetition, alternating:
 #     HTTP floor (GET /q/health/live) · hot sell · raw MySQL versioned · sell-out · raw MySQL conditional ·
 #     sold-out storm
@@ -37,13 +38,19 @@ Options:
   -h, --help           this text
 
 Environment: BENCH_MYSQL_HOST/PORT/USER/PASSWORD (127.0.0.1, 3306, root, empty), BENCH_REDIS_HOST/PORT
-(127.0.0.1, 6379), BENCH_JAVA_OPTS (JVM options of the service), BENCH_OUT (folder for logs and raw
-results; default a new temporary folder), BENCH_CONVERGE_SECONDS (how long redis-lua write-behind may take
-to reach MySQL; default 5).
+(unset: a Redis of its own, see below), BENCH_JAVA_OPTS (JVM options of the service), BENCH_OUT (folder for
+logs and raw results; default a new temporary folder), BENCH_CONVERGE_SECONDS (how long redis-lua
+write-behind may take to reach MySQL; default 5).
 
-It uses only the MySQL database flashstock_bench (dropped and re-created for every service run) and Redis
-logical database 15 (FLUSHDB between runs); nothing else is touched. Tools it needs and does not find
-(wrk, redis-tools, gnuplot for the chart) are installed with apt-get.
+Redis: by default it starts a redis-server of its own (no persistence, data in a temporary folder, on a free
+port of 127.0.0.1, log redis-server.log in the output folder), uses it for the whole run (the service, the
+MONITOR capture, the raw EVALSHA runs, the flushes between runs) and stops it at exit, also on a failure or an
+interrupt. With BENCH_REDIS_HOST or BENCH_REDIS_PORT set, it uses that Redis instead (host 127.0.0.1, port
+6379 when only one is given), and on it only logical database 15 (FLUSHDB between runs); the same when
+redis-server is not installed, with the shared 127.0.0.1:6379.
+MySQL: only the database flashstock_bench (dropped and re-created for every service run). Nothing else is
+touched. Tools it needs and does not find (wrk, redis-tools, gnuplot for the chart) are installed with apt-get
+(redis-server is not: without it the run falls back to the shared Redis, as above).
 
 Exit status: 0 all fine; 1 an error (tool missing, service failed to start, ...); 2 usage; 3 an invariant
 was broken (the line INVARIANT BREACH says which).
@@ -113,10 +120,21 @@ MYSQL_HOST="${BENCH_MYSQL_HOST:-127.0.0.1}"
 MYSQL_PORT="${BENCH_MYSQL_PORT:-3306}"
 MYSQL_USER="${BENCH_MYSQL_USER:-root}"
 export MYSQL_PWD="${BENCH_MYSQL_PASSWORD:-}"
+# Redis: a redis-server of this script's own (started below), unless one is named or none is installed.
+if [ -n "${BENCH_REDIS_HOST:-}" ] || [ -n "${BENCH_REDIS_PORT:-}" ]; then
+  REDIS_OWN=false
+  REDIS_WHY="BENCH_REDIS_HOST/BENCH_REDIS_PORT given"
+elif command -v redis-server >/dev/null; then
+  REDIS_OWN=true
+  REDIS_WHY=""
+else
+  REDIS_OWN=false
+  REDIS_WHY="redis-server is not installed, so no Redis of its own can be started"
+fi
 REDIS_HOST="${BENCH_REDIS_HOST:-127.0.0.1}"
-REDIS_PORT="${BENCH_REDIS_PORT:-6379}"
+REDIS_PORT="${BENCH_REDIS_PORT:-6379}" # own server: the free port it gets, set when it starts
+if $REDIS_OWN; then REDIS_DB=0; else REDIS_DB=15; fi
 BENCH_DB=flashstock_bench
-REDIS_DB=15
 CONVERGE_SECONDS="${BENCH_CONVERGE_SECONDS:-5}"
 JDBC_URL="jdbc:mysql://$MYSQL_HOST:$MYSQL_PORT/$BENCH_DB"
 
@@ -131,7 +149,7 @@ BREACHES=0
 say() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { printf '\n[bench] ERROR: %s\n' "$*" >&2; exit 1; }
 
-# One run at a time: they would share the database and the Redis db.
+# One run at a time: they would share the MySQL database (and, with an external Redis, its db 15).
 exec 9>"${TMPDIR:-/tmp}/flashstock-bench.lock"
 if ! flock -n 9; then
   say "another bench/run.sh is running; waiting for it (at most 30 minutes)"
@@ -139,11 +157,14 @@ if ! flock -n 9; then
 fi
 
 # ---------------------------------------------------------------------------------------------------------------
-# Cleanup: every process this script started, and the one server setting it may have raised.
+# Cleanup: every process this script started (its own redis-server last), and the one server setting it may
+# have raised.
 
 SERVICE_PID=""
 MONITOR_PID=""
 WRK_PID=""
+REDIS_PID=""
+REDIS_TMP=""
 RESTORE_MAX_CONNECTIONS=""
 
 stop_pid() { # pid [seconds to wait before SIGKILL]
@@ -159,10 +180,19 @@ stop_pid() { # pid [seconds to wait before SIGKILL]
   wait "$pid" 2>/dev/null || true
 }
 
+# The bench's own redis-server (started further down), and its data folder.
+stop_own_redis() {
+  stop_pid "$REDIS_PID" 10
+  REDIS_PID=""
+  if [ -n "$REDIS_TMP" ] && [ -d "$REDIS_TMP" ]; then rm -rf -- "$REDIS_TMP"; fi
+  REDIS_TMP=""
+}
+
 cleanup() {
   stop_pid "$WRK_PID" 2
   stop_pid "$MONITOR_PID" 2
   stop_pid "$SERVICE_PID" 20
+  stop_own_redis
   if [ -n "$RESTORE_MAX_CONNECTIONS" ]; then
     sql_server "SET GLOBAL max_connections = $RESTORE_MAX_CONNECTIONS" || true
   fi
@@ -213,12 +243,63 @@ sql_server() { mariadb -h"$MYSQL_HOST" -P"$MYSQL_PORT" -u"$MYSQL_USER" -N -B -e 
 sql() { mariadb -h"$MYSQL_HOST" -P"$MYSQL_PORT" -u"$MYSQL_USER" -N -B "$BENCH_DB" -e "$1"; }
 rcli() { redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" -n "$REDIS_DB" "$@"; }
 
+# The own redis-server: no persistence, its data folder a temporary one, its log in $OUT. A port that looked
+# free may be taken before redis-server binds it: then it exits, and another port is tried.
+start_own_redis() {
+  local log="$OUT/redis-server.log" attempt port i pid_seen
+  REDIS_TMP="$(mktemp -d "${TMPDIR:-/tmp}/flashstock-bench-redis.XXXXXX")"
+  for attempt in 1 2 3 4 5 6 7 8 9 10; do
+    port=$((20000 + RANDOM % 12000)) # below the usual ephemeral range (32768-60999)
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi # something listens there
+    echo "---- bench/run.sh: redis-server on 127.0.0.1:$port, attempt $attempt" >>"$log"
+    redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no --dir "$REDIS_TMP" \
+      --daemonize no --logfile "$log" >>"$log" 2>&1 &
+    REDIS_PID=$!
+    for ((i = 0; i < 200; i++)); do # 10 s
+      kill -0 "$REDIS_PID" 2>/dev/null || break
+      if [ "$(redis-cli -h 127.0.0.1 -p "$port" PING 2>/dev/null)" = PONG ]; then
+        # the answer must come from this process, not from a server that took the port first
+        pid_seen="$(redis-cli -h 127.0.0.1 -p "$port" INFO server 2>/dev/null | tr -d '\r' | sed -n 's/^process_id://p')"
+        if [ "$pid_seen" = "$REDIS_PID" ]; then
+          REDIS_HOST=127.0.0.1
+          REDIS_PORT="$port"
+          return 0
+        fi
+        break
+      fi
+      sleep 0.05
+    done
+    if kill -0 "$REDIS_PID" 2>/dev/null && [ -z "${pid_seen:-}" ]; then
+      stop_own_redis
+      die "the bench's own redis-server did not answer PING on 127.0.0.1:$port within 10 s (log: $log)"
+    fi
+    stop_pid "$REDIS_PID" 5
+    REDIS_PID=""
+    pid_seen=""
+    grep -qi 'address already in use' "$log" || { tail -20 "$log" >&2; die "redis-server did not start (log: $log)"; }
+  done
+  die "found no free port for the bench's own redis-server in 10 attempts (log: $log)"
+}
+
 sql_server 'SELECT 1' >/dev/null 2>&1 || die "MariaDB/MySQL does not answer on $MYSQL_HOST:$MYSQL_PORT as $MYSQL_USER"
-[ "$(rcli PING 2>/dev/null)" = PONG ] || die "Redis does not answer on $REDIS_HOST:$REDIS_PORT"
+if $REDIS_OWN; then
+  start_own_redis
+  REDIS_DESC="a redis-server of the bench's own, without persistence"
+  say "Redis: started $REDIS_DESC on 127.0.0.1:$REDIS_PORT (pid $REDIS_PID, stopped at exit; log $OUT/redis-server.log)"
+else
+  REDIS_DESC="db $REDIS_DB of the Redis at $REDIS_HOST:$REDIS_PORT"
+  say "Redis: $REDIS_WHY: using $REDIS_DESC (FLUSHDB of db $REDIS_DB only; MONITOR on that server)"
+  [ "$(rcli PING 2>/dev/null)" = PONG ] || die "Redis does not answer on $REDIS_HOST:$REDIS_PORT"
+fi
+
+# Empties the bench's Redis: all of its own server; of an external one, db 15 only.
+redis_flush() {
+  if $REDIS_OWN; then rcli FLUSHALL >/dev/null; else rcli FLUSHDB >/dev/null; fi
+}
 
 fresh_data() {
   sql_server "DROP DATABASE IF EXISTS $BENCH_DB; CREATE DATABASE $BENCH_DB" >/dev/null
-  rcli FLUSHDB >/dev/null # db 15 only
+  redis_flush
 }
 
 # The raw MySQL clients hold one connection each: make room for the largest concurrency (until this script exits).
@@ -339,7 +420,11 @@ cpu_ticks() { # pid...
   done
   echo "$total"
 }
-BACKEND_PIDS="$(pidof mariadbd mysqld redis-server 2>/dev/null || true)"
+if $REDIS_OWN; then
+  BACKEND_PIDS="$(pidof mariadbd mysqld 2>/dev/null || true) $REDIS_PID"
+else
+  BACKEND_PIDS="$(pidof mariadbd mysqld redis-server 2>/dev/null || true)"
+fi
 rss_kb() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -363,7 +448,7 @@ run_wrk() {
   svc0=$(cpu_ticks "$SERVICE_PID"); back0=$(cpu_ticks $BACKEND_PIDS)
   BENCH_MODE="$mode" BENCH_SKU="$sku" BENCH_PREFIX="$prefix" BENCH_REQUESTS="$requests" \
     BENCH_SECONDS="$seconds" BENCH_REPEAT_PCT="$repeat" \
-    wrk -t1 -c"$conc" -d"${safety}s" --timeout 30s -s "$BENCH_DIR/purchase.lua" "$(base_url)" >"$OUT/wrk.out" 2>&1 &
+    wrk -t1 -c"$conc" -d"${safety}s" --timeout 30s -s "$BENCH_DIR/wrk_purchase.lua" "$(base_url)" >"$OUT/wrk.out" 2>&1 &
   WRK_PID=$!
   # wrk ends by itself when every answer is in; a service that died would leave it waiting for its -d.
   while kill -0 "$WRK_PID" 2>/dev/null; do
@@ -471,7 +556,18 @@ check_item() {
   fi
   if ((BREACHES > 0)); then
     report
-    echo "Stopped at the first breach. Data kept in database $BENCH_DB and Redis db $REDIS_DB; logs in $OUT" >&2
+    if $REDIS_OWN; then
+      # its own redis-server goes at exit: keep its data as an RDB file
+      if rcli SAVE >/dev/null 2>&1 && cp "$REDIS_TMP/dump.rdb" "$OUT/redis-breach.rdb" 2>/dev/null; then
+        echo "Stopped at the first breach. Data kept in database $BENCH_DB and (the bench's own redis-server stops" \
+          "now) in $OUT/redis-breach.rdb; logs in $OUT" >&2
+      else
+        echo "Stopped at the first breach. Data kept in database $BENCH_DB (the Redis data went with the bench's" \
+          "own redis-server); logs in $OUT" >&2
+      fi
+    else
+      echo "Stopped at the first breach. Data kept in database $BENCH_DB and Redis db $REDIS_DB; logs in $OUT" >&2
+    fi
     exit 3
   fi
 }
@@ -610,7 +706,8 @@ machine_description() {
   mem="$(awk '/^MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
   echo "- CPU: ${cpu:-unknown}, $(nproc) cores; memory $mem; kernel $(uname -r)"
   echo "- $(java -version 2>&1 | head -1); $(sql_server 'SELECT CONCAT("MySQL server ", VERSION())');" \
-    "Redis $(rcli INFO server | awk -F: '/^redis_version/ {print $2}' | tr -d '\r'); $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
+    "Redis $(rcli INFO server | awk -F: '/^redis_version/ {print $2}' | tr -d '\r')$(if $REDIS_OWN; then echo ' (own server)'; fi);" \
+    "$(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
   echo "- Everything on this one machine: service, MariaDB, Redis and the load generators share the cores."
 }
 
@@ -639,8 +736,8 @@ write_docs() {
     echo "## How it is measured"
     echo
     echo "- Each strategy (and each redis-lua persistence mode) runs in its own service process on fresh data"
-    echo "  (database \`$BENCH_DB\`, Redis db $REDIS_DB), after a ${WARMUP_SECONDS} s JVM warm-up."
-    echo "- Load: \`wrk -t1 -c<conc>\` with \`bench/purchase.lua\`: every purchase has its own user id and"
+    echo "  (database \`$BENCH_DB\`, Redis: $REDIS_DESC), after a ${WARMUP_SECONDS} s JVM warm-up."
+    echo "- Load: \`wrk -t1 -c<conc>\` with \`bench/wrk_purchase.lua\`: every purchase has its own user id and"
     echo "  Idempotency-Key. Hot sell: ${HOT_SECONDS} s against a stock that never runs out. Sell-out: $SELLOUT_STOCK units"
     echo "  against $SELLOUT_BUYERS buyers (one unit per user; 1% of the requests repeat an earlier buyer). Sold-out"
     echo "  storm: ${STORM_SECONDS} s of purchases of the sold-out item."
@@ -779,7 +876,7 @@ if ! $lua_ran; then
   say "raw Redis EVALSHA of purchase.lua: skipped: $why"
   printf 'skip\traw Redis EVALSHA of purchase.lua\t%s\n' "$why" >>"$RESULTS"
 fi
-rcli FLUSHDB >/dev/null
+redis_flush
 
 report | tee "$OUT/report.md"
 if $WRITE_DOCS; then write_docs; fi

@@ -47,4 +47,19 @@ public class FlashstockException extends RuntimeException {
         return new FlashstockException(ProblemCode.IDEMPOTENCY_KEY_REUSED,
                 "This Idempotency-Key was already used with a different request.");
     }
+
+    public static FlashstockException itemExists(String sku) {
+        return new FlashstockException(ProblemCode.ITEM_EXISTS, "An item with sku '" + sku + "' exists already.");
+    }
+
+    public static FlashstockException requestInProgress() {
+        return new FlashstockException(ProblemCode.REQUEST_IN_PROGRESS,
+                "A request with this Idempotency-Key is still being processed; try again shortly.");
+    }
+
+    /** {@code verb}: "confirmed" or "cancelled"; {@code status}: the order's status now. */
+    public static FlashstockException orderNotReserved(String orderId, Object status, String verb) {
+        return new FlashstockException(ProblemCode.ORDER_NOT_RESERVED,
+                "Order '" + orderId + "' is " + status + " and cannot be " + verb + ".");
+    }
 }

@@ -5,7 +5,6 @@ import java.util.List;
 
 import io.flashstock.db.DbErrors;
 import io.flashstock.error.FlashstockException;
-import io.flashstock.error.ProblemCode;
 import io.flashstock.support.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,7 +30,7 @@ public class ItemService {
 
     private ItemView insert(CreateItemRequest request) {
         if (Item.findById(request.sku()) != null) {
-            throw exists(request.sku());
+            throw FlashstockException.itemExists(request.sku());
         }
         Instant now = Timestamps.now();
         Item item = new Item();
@@ -47,7 +46,7 @@ public class ItemService {
             Item.flush();
         } catch (PersistenceException e) {
             if (DbErrors.isDuplicateKey(e)) {
-                throw exists(request.sku());
+                throw FlashstockException.itemExists(request.sku());
             }
             throw e;
         }
@@ -88,9 +87,5 @@ public class ItemService {
             throw FlashstockException.itemNotFound(sku);
         }
         return item;
-    }
-
-    private static FlashstockException exists(String sku) {
-        return new FlashstockException(ProblemCode.ITEM_EXISTS, "An item with sku '" + sku + "' exists already.");
     }
 }

@@ -6,7 +6,6 @@ import java.util.List;
 
 import io.flashstock.db.ConflictRetry;
 import io.flashstock.error.FlashstockException;
-import io.flashstock.error.ProblemCode;
 import io.flashstock.item.Item;
 import io.flashstock.item.StockEvent;
 import io.flashstock.item.StockMirror;
@@ -119,7 +118,6 @@ public class OrderService {
     }
 
     private static FlashstockException notReserved(PurchaseOrder order, String verb) {
-        return new FlashstockException(ProblemCode.ORDER_NOT_RESERVED,
-                "Order '" + order.id + "' is " + order.status + " and cannot be " + verb + ".");
+        return FlashstockException.orderNotReserved(order.id, order.status, verb);
     }
 }

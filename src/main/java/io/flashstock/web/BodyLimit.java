@@ -61,6 +61,11 @@ public class BodyLimit {
     }
 
     private String detail() {
+        return tooLarge(limit);
+    }
+
+    /** The detail of a 413 for a body limit of {@code limit} bytes. */
+    static String tooLarge(long limit) {
         return "The request body is larger than " + limit + " bytes.";
     }
 

@@ -34,6 +34,10 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 public class ProblemMapper {
 
     private static final Logger LOG = Logger.getLogger(ProblemMapper.class);
+    /** The detail of a request that failed for a reason the client cannot change (500). */
+    static final String FAILED = "The request failed; nothing was changed.";
+    /** The detail when MySQL cannot be reached (503). */
+    static final String DATABASE_UNAVAILABLE = "The inventory database cannot be reached; try again.";
 
     private final String typePrefix;
     private final String retryAfter;
@@ -92,25 +96,32 @@ public class ProblemMapper {
         if (code == ProblemCode.INTERNAL_ERROR) {
             LOG.error("Request failed", e);
         }
-        String detail = switch (status) {
+        return problem(code, status, statusDetail(status), uri);
+    }
+
+    /** The detail of a framework-level answer (unknown path, wrong method, 406, 413, 415, unreadable request). */
+    static String statusDetail(int status) {
+        return switch (status) {
             case 404 -> "There is nothing at this path.";
             case 405 -> "This method is not allowed here.";
             case 406 -> "Only application/json answers are available.";
             case 413 -> "The request body is larger than the limit.";
             case 415 -> "The request body must be application/json.";
-            default -> code == ProblemCode.INVALID_REQUEST ? "The request could not be read." : code.title() + ".";
+            default -> {
+                ProblemCode code = ProblemCode.forStatus(status);
+                yield code == ProblemCode.INVALID_REQUEST ? "The request could not be read." : code.title() + ".";
+            }
         };
-        return problem(code, status, detail, uri);
     }
 
     @ServerExceptionMapper
     public Response database(PersistenceException e, UriInfo uri) {
         if (DbErrors.isUnavailable(e)) {
             LOG.warnf("Database unavailable: %s", e.toString());
-            return problem(ProblemCode.UNAVAILABLE, "The inventory database cannot be reached; try again.", uri);
+            return problem(ProblemCode.UNAVAILABLE, DATABASE_UNAVAILABLE, uri);
         }
         LOG.error("Database failure", e);
-        return problem(ProblemCode.INTERNAL_ERROR, "The request failed; nothing was changed.", uri);
+        return problem(ProblemCode.INTERNAL_ERROR, FAILED, uri);
     }
 
     private Response problem(ProblemCode code, String detail, UriInfo uri) {

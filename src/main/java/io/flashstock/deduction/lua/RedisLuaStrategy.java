@@ -17,7 +17,6 @@ import io.flashstock.deduction.StrategyName;
 import io.flashstock.deduction.lua.HotStock.Decision;
 import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
 import io.flashstock.error.FlashstockException;
-import io.flashstock.error.ProblemCode;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.order.OrderIds;
 import io.flashstock.order.OrderStatus;
@@ -172,8 +171,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
     private PurchaseOutcome replay(PurchaseCommand command, Decision decision) {
         PurchaseOrder stored = QuarkusTransaction.requiringNew().call(() -> PurchaseOrder.findById(decision.orderId()));
         if (stored == null && writeThrough) {
-            throw new FlashstockException(ProblemCode.REQUEST_IN_PROGRESS,
-                    "A request with this Idempotency-Key is still being processed; try again shortly.");
+            throw FlashstockException.requestInProgress();
         }
         OrderView view = stored != null ? OrderView.of(stored)
                 : new OrderView(decision.orderId(), command.sku(), command.userId(), command.quantity(),

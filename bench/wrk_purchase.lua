@@ -1,4 +1,4 @@
--- wrk script of the flashstock benchmark (bench/run.sh). Run with one thread: wrk -t1 -c<N> -s bench/purchase.lua
+-- wrk script of the flashstock benchmark (bench/run.sh). Run with one thread: wrk -t1 -c<N> -s bench/wrk_purchase.lua
 --
 -- Settings come from the environment:
 --   BENCH_MODE        purchase (POST /items/{sku}/purchases) or noop (GET /q/health/live, the HTTP floor)

@@ -1,0 +1,204 @@
+package io.flashstock.web;
+
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.flashstock.deduction.StrategyProfiles;
+import io.flashstock.error.ProblemCode;
+import io.flashstock.testsupport.LocalServersResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The OpenAPI document names every problem each operation can answer, with an example body per problem code, and
+ * those examples are what the service really answers. Runs in the db-optimistic profile's Quarkus instance.
+ */
+@QuarkusTest
+@TestProfile(StrategyProfiles.DbOptimistic.class)
+@WithTestResource(LocalServersResource.class)
+class OpenApiDocumentTest {
+
+    private static final String PREFIX = "urn:flashstock:problem:";
+
+    /** The contract (README "API"): per operation, every status it documents and the codes of each problem. */
+    private static final Map<String, Map<String, List<String>>> EXPECTED = Map.of(
+            "post /items", answers("201", "400", "invalid-request", "409", "item-exists", "413", "payload-too-large",
+                    "415", "unsupported-media-type"),
+            "get /items/{sku}", answers("200", "400", "invalid-request", "404", "item-not-found"),
+            "post /items/{sku}/restock", answers("200", "400", "invalid-request", "404", "item-not-found", "413",
+                    "payload-too-large", "415", "unsupported-media-type"),
+            "post /items/{sku}/purchases", answers("201", "400", "invalid-request", "404", "item-not-found",
+                    "409", "sold-out,purchase-limit,request-in-progress", "413", "payload-too-large", "415",
+                    "unsupported-media-type", "422", "idempotency-key-reused"),
+            "get /orders/{orderId}", answers("200", "404", "order-not-found"),
+            "post /orders/{orderId}/confirm", answers("200", "404", "order-not-found", "409", "order-not-reserved"),
+            "post /orders/{orderId}/cancel", answers("200", "404", "order-not-found", "409", "order-not-reserved"));
+
+    private String raw;
+    private Map<String, Object> document;
+
+    @BeforeEach
+    void fetch() {
+        Response response = given().accept(ContentType.JSON).get("/q/openapi?format=json");
+        response.then().statusCode(200);
+        raw = response.asString();
+        document = response.jsonPath().getMap("");
+    }
+
+    @Test
+    void everyOperationListsItsProblemsWithExamples() {
+        Map<String, Object> paths = map(document, "paths");
+        Set<String> operations = new TreeSet<>();
+        paths.forEach((path, item) -> map(paths, path).keySet().stream()
+                .filter(method -> Set.of("get", "post", "put", "delete", "patch").contains(method))
+                .forEach(method -> operations.add(method + " " + path)));
+        assertEquals(new TreeSet<>(EXPECTED.keySet()), operations, "operations in the document");
+
+        EXPECTED.forEach((operation, expected) -> {
+            String[] methodAndPath = operation.split(" ");
+            Map<String, Object> responses = map(map(map(paths, methodAndPath[1]), methodAndPath[0]), "responses");
+            assertEquals(new TreeSet<>(expected.keySet()), new TreeSet<>(responses.keySet()), operation);
+            expected.forEach((status, codes) -> {
+                if (codes.isEmpty()) {
+                    return; // a success answer
+                }
+                Map<String, Object> response = map(responses, status);
+                Map<String, Object> examples = map(map(map(response, "content"), Problem.MEDIA_TYPE), "examples");
+                assertEquals(new TreeSet<>(codes), new TreeSet<>(examples.keySet()), operation + " " + status);
+                codes.forEach(code -> assertExample(map(examples, code), code, Integer.parseInt(status),
+                        operation + " " + status + " " + code));
+            });
+            assertNotNull(map(map(map(responses, "503"), "headers"), "Retry-After"), operation + " Retry-After");
+        });
+    }
+
+    @Test
+    void createdAnswersAre201WithLocation() {
+        for (String path : List.of("/items", "/items/{sku}/purchases")) {
+            Map<String, Object> created = map(map(map(map(map(document, "paths"), path), "post"), "responses"),
+                    "201");
+            assertNotNull(map(map(created, "headers"), "Location"), path);
+            assertNotNull(map(map(created, "content"), "application/json"), path);
+        }
+    }
+
+    @Test
+    void everyProblemCodeIsDocumented() {
+        for (ProblemCode code : ProblemCode.values()) {
+            assertTrue(raw.contains("\"" + PREFIX + code.code() + "\""), code + " in the document");
+        }
+        Map<String, Object> responses = map(map(document, "components"), "responses");
+        assertExample(map(map(map(map(map(responses, "NotFound"), "content"), Problem.MEDIA_TYPE), "examples"),
+                "not-found"), "not-found", 404, "components NotFound");
+        assertExample(map(map(map(map(map(responses, "MethodNotAllowed"), "content"), Problem.MEDIA_TYPE),
+                "examples"), "method-not-allowed"), "method-not-allowed", 405, "components MethodNotAllowed");
+        Map<String, Object> problem = map(map(map(document, "components"), "schemas"), "Problem");
+        assertEquals(Set.of("type", "title", "status", "detail", "instance"), map(problem, "properties").keySet());
+    }
+
+    /** The documented examples agree with what the service answers (type, title, status, fixed details). */
+    @Test
+    void examplesMatchRealAnswers() {
+        String sku = "oas-" + System.nanoTime();
+        assertSameProblem(given().get("/items/" + sku), "get /items/{sku}", "item-not-found", false);
+        assertSameProblem(given().get("/items/bad%20sku"), "get /items/{sku}", "invalid-request", true);
+        assertSameProblem(given().accept(ContentType.TEXT).get("/items/" + sku), "get /items/{sku}", "not-acceptable",
+                true);
+        assertSameProblem(given().contentType(ContentType.TEXT).body("x").post("/items"), "post /items",
+                "unsupported-media-type", true);
+        assertSameProblem(given().contentType(ContentType.JSON).body("{\"userId\":\"u-1\",\"quantity\":1}")
+                .post("/items/" + sku + "/purchases"), "post /items/{sku}/purchases", "item-not-found", false);
+        assertSameProblem(given().post("/orders/0190a1b2-0000-7000-8000-000000000000/confirm"),
+                "post /orders/{orderId}/confirm", "order-not-found", false);
+        Map<String, Object> responses = map(map(document, "components"), "responses");
+        for (var generic : Map.of("NotFound", given().get("/no-such-path"), "MethodNotAllowed",
+                given().delete("/items/" + sku)).entrySet()) {
+            String code = generic.getKey().equals("NotFound") ? "not-found" : "method-not-allowed";
+            Map<String, Object> example = map(map(map(map(map(responses, generic.getKey()), "content"),
+                    Problem.MEDIA_TYPE), "examples"), code);
+            assertSame(map(example, "value"), generic.getValue().jsonPath(), true, code);
+        }
+    }
+
+    @Test
+    void swaggerUiIsServed() {
+        given().get("/q/swagger-ui/").then().statusCode(200).contentType(ContentType.HTML);
+    }
+
+    private void assertSameProblem(Response real, String operation, String code, boolean sameDetail) {
+        String[] methodAndPath = operation.split(" ");
+        ProblemCode problem = codeOf(code);
+        Map<String, Object> responses = map(map(map(map(document, "paths"), methodAndPath[1]), methodAndPath[0]),
+                "responses");
+        Map<String, Object> example = map(map(map(map(map(responses, Integer.toString(problem.status())), "content"),
+                Problem.MEDIA_TYPE), "examples"), code);
+        assertEquals(problem.status(), real.statusCode(), operation + " " + code + ": " + real.asString());
+        assertTrue(real.contentType().startsWith(Problem.MEDIA_TYPE), real.contentType());
+        assertSame(map(example, "value"), real.jsonPath(), sameDetail, operation + " " + code);
+    }
+
+    private static void assertSame(Map<String, Object> documented, JsonPath real, boolean sameDetail, String what) {
+        assertEquals(documented.get("type"), real.getString("type"), what);
+        assertEquals(documented.get("title"), real.getString("title"), what);
+        assertEquals(documented.get("status"), real.getInt("status"), what);
+        if (sameDetail) {
+            assertEquals(documented.get("detail"), real.getString("detail"), what);
+        }
+    }
+
+    private static void assertExample(Map<String, Object> example, String code, int status, String what) {
+        ProblemCode problem = codeOf(code);
+        assertEquals(status, problem.status(), what);
+        Map<String, Object> value = map(example, "value");
+        assertEquals(PREFIX + code, value.get("type"), what);
+        assertEquals(problem.title(), value.get("title"), what);
+        assertEquals(status, value.get("status"), what);
+        assertFalse(((String) value.get("detail")).isBlank(), what);
+        assertTrue(((String) value.get("instance")).startsWith("/"), what);
+    }
+
+    private static ProblemCode codeOf(String code) {
+        for (ProblemCode problem : ProblemCode.values()) {
+            if (problem.code().equals(code)) {
+                return problem;
+            }
+        }
+        throw new AssertionError("no problem code " + code);
+    }
+
+    /** Alternating status and comma-separated codes ("" or no codes: a success); 406, 500, 503 everywhere. */
+    private static Map<String, List<String>> answers(String... statusesAndCodes) {
+        Map<String, List<String>> answers = new LinkedHashMap<>();
+        for (int i = 0; i < statusesAndCodes.length; i++) {
+            String status = statusesAndCodes[i];
+            boolean success = status.startsWith("2");
+            answers.put(status, success ? List.of() : List.of(statusesAndCodes[++i].split(",")));
+        }
+        answers.put("406", List.of("not-acceptable"));
+        answers.put("500", List.of("internal-error"));
+        answers.put("503", List.of("unavailable"));
+        return answers;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Map<String, Object> parent, String key) {
+        Object child = parent.get(key);
+        assertNotNull(child, "no '" + key + "' in " + parent.keySet());
+        return (Map<String, Object>) child;
+    }
+}
