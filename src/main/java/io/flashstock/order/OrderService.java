@@ -3,6 +3,7 @@ package io.flashstock.order;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.Predicate;
 
 import io.flashstock.db.ConflictRetry;
 import io.flashstock.error.FlashstockException;
@@ -41,19 +42,8 @@ public class OrderService {
 
     /** RESERVED → CONFIRMED (paid): the units move from reserved to sold. Confirming twice is a no-op. */
     public OrderView confirm(String orderId) {
-        persistIfPending(orderId);
-        return mirrored(retry.inNewTransactions(() -> {
-            PurchaseOrder order = find(orderId);
-            Instant now = Timestamps.now();
-            StockEvent event = null;
-            if (transition(order, OrderStatus.CONFIRMED, now)) {
-                Item.sellReserved(order.sku, order.quantity, now);
-                event = mirror.record(StockEvent.Kind.CONFIRMED, order.sku, order.id, order.quantity, now);
-            } else if (order.status != OrderStatus.CONFIRMED) {
-                throw notReserved(order, "confirmed");
-            }
-            return new Changed(OrderView.of(order), event);
-        }));
+        return move(orderId, OrderStatus.CONFIRMED, StockEvent.Kind.CONFIRMED, Item::sellReserved,
+                status -> status == OrderStatus.CONFIRMED, "confirmed");
     }
 
     /**
@@ -61,16 +51,33 @@ public class OrderService {
      * EXPIRED changes nothing (its units came back already); a CONFIRMED order cannot be cancelled.
      */
     public OrderView cancel(String orderId) {
+        return move(orderId, OrderStatus.CANCELLED, StockEvent.Kind.RETURNED, Item::returnReserved,
+                status -> status != OrderStatus.CONFIRMED, "cancelled");
+    }
+
+    /** How an item's counters follow an order's transition (one of {@link Item}'s counter changes). */
+    @FunctionalInterface
+    private interface CounterChange {
+        int apply(String sku, int quantity, Instant now);
+    }
+
+    /**
+     * Moves the order out of RESERVED to {@code target}, its units by {@code counters}, in one transaction, then
+     * mirrors the change. An order no longer RESERVED is answered as it is when {@code settled} accepts its status
+     * (a repeat), else 409 {@code order-not-reserved}.
+     */
+    private OrderView move(String orderId, OrderStatus target, StockEvent.Kind kind, CounterChange counters,
+            Predicate<OrderStatus> settled, String verb) {
         persistIfPending(orderId);
         return mirrored(retry.inNewTransactions(() -> {
             PurchaseOrder order = find(orderId);
             Instant now = Timestamps.now();
             StockEvent event = null;
-            if (transition(order, OrderStatus.CANCELLED, now)) {
-                Item.returnReserved(order.sku, order.quantity, now);
-                event = mirror.record(StockEvent.Kind.RETURNED, order.sku, order.id, order.quantity, now);
-            } else if (order.status == OrderStatus.CONFIRMED) {
-                throw notReserved(order, "cancelled");
+            if (transition(order, target, now)) {
+                counters.apply(order.sku, order.quantity, now);
+                event = mirror.record(kind, order.sku, order.id, order.quantity, now);
+            } else if (!settled.test(order.status)) {
+                throw FlashstockException.orderNotReserved(order.id, order.status, verb);
             }
             return new Changed(OrderView.of(order), event);
         }));
@@ -115,9 +122,5 @@ public class OrderService {
             throw FlashstockException.orderNotFound(orderId);
         }
         return order;
-    }
-
-    private static FlashstockException notReserved(PurchaseOrder order, String verb) {
-        return FlashstockException.orderNotReserved(order.id, order.status, verb);
     }
 }
