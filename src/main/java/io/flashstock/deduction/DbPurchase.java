@@ -55,6 +55,11 @@ public final class DbPurchase {
         if (item.available < command.quantity()) {
             throw FlashstockException.soldOut(command.sku(), command.quantity());
         }
+        checkLimit(item, command, unitsHeld);
+    }
+
+    /** Refuses the purchase if the user, already holding {@code unitsHeld}, would go over the item's limit. */
+    public static void checkLimit(Item item, PurchaseCommand command, long unitsHeld) {
         if (item.hasUserLimit() && unitsHeld + command.quantity() > item.perUserLimit) {
             throw FlashstockException.purchaseLimit(command.sku(), item.perUserLimit);
         }
@@ -63,13 +68,6 @@ public final class DbPurchase {
     /** Units the user holds in MySQL, or 0 without asking when the item has no limit. */
     public static long unitsHeld(Item item, String userId) {
         return item.hasUserLimit() ? PurchaseOrder.unitsHeld(item.sku, userId) : 0;
-    }
-
-    /** The item, after checking it exists, has the units, and the user stays within the limit. */
-    public static Item checkedItem(PurchaseCommand command) {
-        Item item = item(command.sku());
-        check(item, command, unitsHeld(item, command.userId()));
-        return item;
     }
 
     /** A new RESERVED order for the command, not yet persisted. */

@@ -16,6 +16,7 @@ import io.flashstock.deduction.PurchaseOutcome;
 import io.flashstock.deduction.StrategyName;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
+import io.flashstock.item.Item;
 import io.flashstock.order.OrderView;
 import io.flashstock.order.PurchaseOrder;
 import io.flashstock.redis.Lease;
@@ -94,18 +95,20 @@ public class RedisLockStrategy implements DeductionStrategy {
     }
 
     private PurchaseOutcome underLock(PurchaseCommand command, Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
         for (int grant = 1; grant <= MAX_GRANTS; grant++) {
-            try (Lease lease = locks.acquire(command.sku(), leaseLength, wait)) {
-                PurchaseOutcome outcome = QuarkusTransaction.requiringNew().call(() -> attempt(command, lease));
-                if (outcome != null) {
-                    return outcome;
-                }
-                // Fenced out: a newer token was accepted. Either this lease was lost, or Redis lost the counter
-                // (restart without persistence) and issues tokens MySQL has seen; lift the counter and retry.
-                long accepted = fenced.accepted(command.sku());
-                if (lease.fence() <= accepted) {
-                    long now = locks.raiseFence(command.sku(), accepted);
-                    LOG.infof("Fencing counter of %s raised to %d after a stale grant", command.sku(), now);
+            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            try (Lease lease = locks.acquire(command.sku(), leaseLength, left)) {
+                try {
+                    return QuarkusTransaction.requiringNew().call(() -> attempt(command, lease));
+                } catch (FencedOut e) {
+                    // The transaction rolled back. Either this lease was lost, or Redis lost the counter (restart
+                    // without persistence) and issues tokens MySQL has seen: lift the counter and try a new grant.
+                    long accepted = fenced.accepted(command.sku());
+                    if (lease.fence() <= accepted) {
+                        long now = locks.raiseFence(command.sku(), accepted);
+                        LOG.infof("Fencing counter of %s raised to %d after a stale grant", command.sku(), now);
+                    }
                 }
             } catch (RuntimeException e) {
                 ConflictRetry.rethrowUnlessConflict(e); // a conflict: try again under a new grant
@@ -115,24 +118,38 @@ public class RedisLockStrategy implements DeductionStrategy {
                 + "try again.");
     }
 
-    /** Returns the outcome, or {@code null} when the write was fenced out (the transaction then rolls back). */
+    /**
+     * One transaction under the lock. The fenced reservation comes first: it takes the item's row lock and refuses a
+     * stale grant before anything is decided, so the per-user limit is then checked against every order committed
+     * for the item, including those of a holder that came after a paused one. A stale grant throws
+     * {@link FencedOut}, which rolls the transaction back.
+     */
     private PurchaseOutcome attempt(PurchaseCommand command, Lease lease) {
         PurchaseOutcome replay = DbPurchase.replayOrNull(command);
         if (replay != null) {
             return replay;
         }
-        DbPurchase.checkedItem(command);
         Instant now = Timestamps.now();
         switch (fenced.reserve(command.sku(), command.quantity(), lease.fence(), now)) {
-            case FENCED_OUT:
-                QuarkusTransaction.setRollbackOnly();
-                return null;
-            case SOLD_OUT:
+            case FENCED_OUT -> throw new FencedOut();
+            case SOLD_OUT -> {
+                DbPurchase.item(command.sku()); // 404 for an unknown sku
                 throw FlashstockException.soldOut(command.sku(), command.quantity());
-            default:
-                break;
+            }
+            case RESERVED -> {
+                // units reserved under a current grant; now the user's limit, under the item's row lock
+            }
         }
+        Item item = DbPurchase.item(command.sku());
+        DbPurchase.checkLimit(item, command, DbPurchase.unitsHeld(item, command.userId()));
         PurchaseOrder order = DbPurchase.insertOrder(command, now, reservationTtl);
         return new PurchaseOutcome(OrderView.of(order), false);
+    }
+
+    /** A write refused for a stale fencing token; thrown inside the transaction so that it rolls back. */
+    private static final class FencedOut extends RuntimeException {
+        FencedOut() {
+            super("fenced out", null, false, false);
+        }
     }
 }
