@@ -23,7 +23,8 @@ import org.jboss.logging.Logger;
  * Expires RESERVED orders whose reservation TTL has passed and returns their units, exactly once, with any
  * number of pods running it: each batch claims due orders with {@code FOR UPDATE SKIP LOCKED} (another pod, or
  * a concurrent cancel, holding a row makes this pod skip it), flips them to EXPIRED and returns their units in
- * the same transaction.
+ * the same transaction. Whether an order is due is judged by MySQL's clock ({@code UTC_TIMESTAMP}), the one clock
+ * all pods share: a pod whose own clock runs ahead never expires a reservation early.
  */
 @ApplicationScoped
 public class ReservationExpiryJob {
@@ -91,10 +92,9 @@ public class ReservationExpiryJob {
         Instant now = Timestamps.now();
         @SuppressWarnings("unchecked")
         List<Object[]> due = em.createNativeQuery("SELECT id, sku, quantity FROM purchase_order"
-                + " WHERE status = 'RESERVED' AND expires_at <= ?1"
-                + " ORDER BY expires_at LIMIT ?2 FOR UPDATE SKIP LOCKED")
-                .setParameter(1, now)
-                .setParameter(2, settings.batchSize())
+                + " WHERE status = 'RESERVED' AND expires_at <= UTC_TIMESTAMP(6)"
+                + " ORDER BY expires_at LIMIT ?1 FOR UPDATE SKIP LOCKED")
+                .setParameter(1, settings.batchSize())
                 .getResultList();
         if (due.isEmpty()) {
             return new Batch(0, List.of());

@@ -146,6 +146,8 @@ public class OrderRelay {
     /** One pass over the items; {@code everything} ignores whose and how old an entry is. */
     private synchronized int round(boolean everything) {
         long claimAfter = settings.claimAfter().toMillis();
+        // Entry ids carry Redis's clock; their age is judged by Redis's clock too, never this pod's.
+        long now = skus.isEmpty() ? 0 : stream.redisTimeMillis();
         int inserted = 0;
         long seen = 0;
         long oldest = 0;
@@ -158,7 +160,6 @@ public class OrderRelay {
                 seen += entries.size();
                 long first = entries.get(0).recordedAtMillis();
                 oldest = oldest == 0 ? first : Math.min(oldest, first);
-                long now = System.currentTimeMillis();
                 List<PendingOrder> mine = new ArrayList<>();
                 for (PendingOrder entry : entries) {
                     if (everything || now - entry.recordedAtMillis() >= claimAfter

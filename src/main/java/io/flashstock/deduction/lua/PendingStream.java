@@ -48,6 +48,12 @@ public class PendingStream {
         return orders;
     }
 
+    /** Redis's own clock (TIME), in milliseconds: the clock that stamped the entry ids. */
+    public long redisTimeMillis() {
+        Response time = redis.execute("TIME");
+        return time.get(0).toLong() * 1000 + time.get(1).toLong() / 1000;
+    }
+
     /** Removes entries whose orders are in MySQL now. */
     public void remove(String sku, List<String> entryIds) {
         if (entryIds.isEmpty()) {
