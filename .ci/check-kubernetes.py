@@ -1,0 +1,350 @@
+#!/usr/bin/env python3
+"""Checks the Kubernetes manifests that `./mvnw package` writes to target/kubernetes/kubernetes.yml.
+
+Usage: python3 .ci/check-kubernetes.py [path]   (default: target/kubernetes/kubernetes.yml)
+
+Fails (exit 1, every problem listed) unless the file parses as YAML and holds:
+  - a Deployment with 2 replicas whose container has the startup, readiness and liveness probes on
+    /q/health/started, /q/health/ready and /q/health/live (port 8080), CPU and memory requests and limits,
+    the datasource and Redis settings from Secrets, FLASHSTOCK_STRATEGY and QUARKUS_PROFILE from a ConfigMap
+    of the file, and a heap capped by -XX:MaxRAMPercentage that leaves room for the JVM's off-heap memory;
+  - a Service on port 80 to the container's 8080 and a PodDisruptionBudget with minAvailable 1, both selecting
+    the Deployment's pods;
+  - no literal credentials anywhere (no Secret with values, no password-like env value or ConfigMap entry, no
+    password in a URL) and no unfilled ${...} placeholder.
+Needs PyYAML (Debian/Ubuntu: apt-get install python3-yaml).
+"""
+
+import re
+import sys
+
+try:
+    import yaml
+except ImportError:
+    sys.exit("ERROR: check-kubernetes: PyYAML is missing (python3 -c 'import yaml' fails); "
+             "install python3-yaml")
+
+PATH = sys.argv[1] if len(sys.argv) > 1 else "target/kubernetes/kubernetes.yml"
+
+PROBES = {
+    "startupProbe": "/q/health/started",
+    "readinessProbe": "/q/health/ready",
+    "livenessProbe": "/q/health/live",
+}
+FROM_SECRET = ["QUARKUS_DATASOURCE_JDBC_URL", "QUARKUS_DATASOURCE_USERNAME", "QUARKUS_DATASOURCE_PASSWORD",
+               "QUARKUS_REDIS_HOSTS"]
+FROM_CONFIGMAP = ["FLASHSTOCK_STRATEGY", "QUARKUS_PROFILE"]
+STRATEGIES = {"db-optimistic", "redis-lua", "redis-lock"}
+# Names whose value is a credential or may carry one: never a literal value in an env entry or a ConfigMap.
+SENSITIVE = re.compile(r"PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL|USERNAME|JDBC_URL|REDIS_HOSTS|_KEY$",
+                       re.IGNORECASE)
+# Off-heap memory the JVM needs besides the heap: measured peak about 270Mi (metaspace, code cache, GC, symbols,
+# thread stacks, malloc arenas), plus a margin. See the README, "Running on Kubernetes".
+MIN_OFF_HEAP_MI = 320
+
+failures = []
+passed = []
+
+
+def fail(message):
+    failures.append(message)
+
+
+def ok(message):
+    passed.append(message)
+
+
+def memory_mi(quantity):
+    """A Kubernetes memory quantity in MiB, or None if it cannot be read."""
+    match = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)([KMGT]i?|k|)", str(quantity).strip())
+    if not match:
+        return None
+    factor = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
+              "Ki": 1024, "Mi": 1024 ** 2, "Gi": 1024 ** 3, "Ti": 1024 ** 4}[match.group(2)]
+    return float(match.group(1)) * factor / 1024 ** 2
+
+
+def cpu_millis(quantity):
+    match = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)(m?)", str(quantity).strip())
+    if not match:
+        return None
+    return float(match.group(1)) * (1 if match.group(2) else 1000)
+
+
+def selects(selector, labels):
+    match_labels = (selector or {}).get("matchLabels") or {}
+    return bool(match_labels) and all(labels.get(k) == v for k, v in match_labels.items())
+
+
+def walk_strings(node, where):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from walk_strings(value, f"{where}.{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from walk_strings(value, f"{where}[{index}]")
+    elif isinstance(node, str):
+        yield where, node
+
+
+# --- Parse -----------------------------------------------------------------------------------------------------
+try:
+    with open(PATH, encoding="utf-8") as stream:
+        text = stream.read()
+except OSError as error:
+    sys.exit(f"ERROR: check-kubernetes: cannot read {PATH}: {error}")
+try:
+    documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
+except yaml.YAMLError as error:
+    sys.exit(f"ERROR: check-kubernetes: {PATH} is not valid YAML: {error}")
+if not documents:
+    sys.exit(f"ERROR: check-kubernetes: {PATH} holds no Kubernetes object")
+
+by_kind = {}
+for index, doc in enumerate(documents):
+    if not isinstance(doc, dict) or not doc.get("apiVersion") or not doc.get("kind") \
+            or not (doc.get("metadata") or {}).get("name"):
+        fail(f"document {index + 1} is not a Kubernetes object (apiVersion, kind and metadata.name)")
+        continue
+    by_kind.setdefault(doc["kind"], []).append(doc)
+ok(f"{PATH} parses: " + ", ".join(f"{d.get('kind')}/{(d.get('metadata') or {}).get('name')}"
+                                  for d in documents if isinstance(d, dict)))
+
+placeholders = sorted(set(re.findall(r"\$\{[^}]*\}", text)))
+if placeholders:
+    fail(f"unfilled placeholders (resource filtering did not run?): {', '.join(placeholders)}")
+
+configmaps = {c["metadata"]["name"]: c for c in by_kind.get("ConfigMap", [])}
+
+# --- Deployment --------------------------------------------------------------------------------------------------
+deployments = by_kind.get("Deployment", [])
+pod_labels = {}
+if len(deployments) != 1:
+    fail(f"expected exactly one Deployment, found {len(deployments)}")
+else:
+    deployment = deployments[0]
+    name = deployment["metadata"]["name"]
+    spec = deployment.get("spec") or {}
+    template = spec.get("template") or {}
+    pod_labels = (template.get("metadata") or {}).get("labels") or {}
+    pod_spec = template.get("spec") or {}
+    if deployment["apiVersion"] != "apps/v1":
+        fail(f"Deployment {name}: apiVersion {deployment['apiVersion']}, expected apps/v1")
+    if spec.get("replicas") != 2:
+        fail(f"Deployment {name}: replicas {spec.get('replicas')!r}, expected 2")
+    else:
+        ok(f"Deployment {name}: replicas 2")
+    if not selects(spec.get("selector"), pod_labels):
+        fail(f"Deployment {name}: selector {spec.get('selector')} does not match the pod labels {pod_labels}")
+
+    containers = pod_spec.get("containers") or []
+    if len(containers) != 1:
+        fail(f"Deployment {name}: expected one container, found {len(containers)}")
+    container = containers[0] if containers else {}
+    cname = container.get("name", "?")
+    ports = {p.get("name"): p.get("containerPort") for p in container.get("ports") or []}
+    if 8080 not in ports.values():
+        fail(f"container {cname}: no containerPort 8080")
+
+    def resolves_to_8080(port):
+        return port == 8080 or (isinstance(port, str) and ports.get(port) == 8080)
+
+    # Probes
+    for probe_name, path in PROBES.items():
+        probe = container.get(probe_name)
+        if not isinstance(probe, dict):
+            fail(f"container {cname}: no {probe_name}")
+            continue
+        get = probe.get("httpGet") or {}
+        if get.get("path") != path:
+            fail(f"container {cname}: {probe_name} path {get.get('path')!r}, expected {path}")
+            continue
+        if not resolves_to_8080(get.get("port")):
+            fail(f"container {cname}: {probe_name} port {get.get('port')!r} is not the container's 8080")
+            continue
+        timings = {k: probe.get(k) for k in ("periodSeconds", "timeoutSeconds", "failureThreshold")}
+        bad = [k for k, v in timings.items() if not isinstance(v, int) or v < 1]
+        if bad:
+            fail(f"container {cname}: {probe_name} needs explicit positive {', '.join(bad)}")
+            continue
+        window = (probe.get("initialDelaySeconds") or 0) + timings["periodSeconds"] * timings["failureThreshold"]
+        if probe_name == "startupProbe" and window < 60:
+            fail(f"container {cname}: startupProbe allows only {window}s; Flyway and pods waiting for its lock "
+                 "need at least 60s")
+        elif probe_name == "livenessProbe" and window < 30:
+            fail(f"container {cname}: livenessProbe restarts after {window}s of failures; keep it at least 30s")
+        else:
+            ok(f"{probe_name}: GET {path} on 8080, every {timings['periodSeconds']}s, "
+               f"timeout {timings['timeoutSeconds']}s, gives up after {window}s")
+
+    # Resources
+    resources = container.get("resources") or {}
+    requests, limits = resources.get("requests") or {}, resources.get("limits") or {}
+    missing = [f"{kind}.{res}" for kind, values in (("requests", requests), ("limits", limits))
+               for res in ("cpu", "memory") if res not in values]
+    if missing:
+        fail(f"container {cname}: resources without {', '.join(missing)}")
+    limit_mi = memory_mi(limits.get("memory")) if "memory" in limits else None
+    request_mi = memory_mi(requests.get("memory")) if "memory" in requests else None
+    if "memory" in limits and limit_mi is None:
+        fail(f"container {cname}: cannot read limits.memory {limits.get('memory')!r}")
+    if limit_mi and request_mi and request_mi > limit_mi:
+        fail(f"container {cname}: requests.memory is above limits.memory")
+    if "cpu" in requests and "cpu" in limits:
+        req_cpu, lim_cpu = cpu_millis(requests["cpu"]), cpu_millis(limits["cpu"])
+        if req_cpu is None or lim_cpu is None or req_cpu > lim_cpu:
+            fail(f"container {cname}: cpu request {requests['cpu']!r} / limit {limits['cpu']!r} unreadable "
+                 "or request above limit")
+    if not missing:
+        ok(f"resources: requests cpu {requests['cpu']} memory {requests['memory']}, "
+           f"limits cpu {limits['cpu']} memory {limits['memory']}")
+
+    # Environment
+    env = {}
+    for entry in container.get("env") or []:
+        if entry.get("name") in env:
+            fail(f"container {cname}: env {entry.get('name')} is defined twice")
+        env[entry.get("name")] = entry
+    env_from = container.get("envFrom") or []
+    secret_refs = [e["secretRef"].get("name") for e in env_from if isinstance(e.get("secretRef"), dict)]
+    configmap_refs = [e["configMapRef"].get("name") for e in env_from if isinstance(e.get("configMapRef"), dict)]
+
+    for variable in FROM_SECRET:
+        entry = env.get(variable)
+        if entry is None:
+            if secret_refs:
+                ok(f"{variable}: from envFrom secretRef {', '.join(secret_refs)}")
+            else:
+                fail(f"container {cname}: {variable} is not set (expected a secretKeyRef or an envFrom secretRef)")
+            continue
+        ref = (entry.get("valueFrom") or {}).get("secretKeyRef") or {}
+        if "value" in entry or not ref.get("name") or not ref.get("key"):
+            fail(f"container {cname}: {variable} must come from a Secret (valueFrom.secretKeyRef with name and "
+                 "key), not a literal value or a ConfigMap")
+        else:
+            ok(f"{variable}: from Secret {ref['name']}, key {ref['key']}")
+
+    for variable in FROM_CONFIGMAP:
+        entry = env.get(variable)
+        if entry is not None:
+            ref = (entry.get("valueFrom") or {}).get("configMapKeyRef") or {}
+            source = configmaps.get(ref.get("name"), {})
+            value = (source.get("data") or {}).get(ref.get("key"))
+            if not ref or value is None:
+                fail(f"container {cname}: {variable} must come from a ConfigMap of this file "
+                     "(configMapKeyRef to an existing key)")
+                continue
+            where = f"ConfigMap {ref['name']}, key {ref['key']}"
+        else:
+            found = [(n, (configmaps[n].get("data") or {}).get(variable)) for n in configmap_refs
+                     if n in configmaps and variable in (configmaps[n].get("data") or {})]
+            if not found:
+                fail(f"container {cname}: {variable} is not provided by a ConfigMap of this file "
+                     f"(envFrom configMapRef {configmap_refs or 'none'})")
+                continue
+            where, value = f"ConfigMap {found[-1][0]} (envFrom)", found[-1][1]
+        if variable == "FLASHSTOCK_STRATEGY" and value not in STRATEGIES:
+            fail(f"{variable}={value!r} in {where} is not one of {sorted(STRATEGIES)}")
+        elif variable == "QUARKUS_PROFILE" and not {p.strip() for p in str(value).split(",")} & (STRATEGIES | {"prod"}):
+            fail(f"{variable}={value!r} in {where} activates neither a strategy profile nor prod")
+        else:
+            ok(f"{variable}={value}: from {where}")
+    for missing_cm in [n for n in configmap_refs if n not in configmaps]:
+        fail(f"container {cname}: envFrom configMapRef {missing_cm} is not defined in this file")
+
+    # JVM heap
+    java_options = " ".join(str(env[n].get("value", "")) for n in ("JAVA_OPTS_APPEND", "JAVA_TOOL_OPTIONS",
+                                                                    "JAVA_OPTS") if n in env)
+    percentages = re.findall(r"-XX:MaxRAMPercentage=([0-9]+(?:\.[0-9]+)?)", java_options)
+    if not percentages:
+        fail(f"container {cname}: no -XX:MaxRAMPercentage in JAVA_OPTS_APPEND/JAVA_TOOL_OPTIONS: the heap would "
+             "follow the image default, not the memory limit")
+    elif re.search(r"-Xmx", java_options):
+        fail(f"container {cname}: -Xmx next to -XX:MaxRAMPercentage; -Xmx wins and ignores the memory limit")
+    else:
+        percentage = float(percentages[-1])
+        if not 10 <= percentage <= 75:
+            fail(f"container {cname}: -XX:MaxRAMPercentage={percentage} is outside 10..75")
+        elif limit_mi:
+            heap_mi = limit_mi * percentage / 100
+            off_heap_mi = limit_mi - heap_mi
+            if off_heap_mi < MIN_OFF_HEAP_MI:
+                fail(f"container {cname}: heap {heap_mi:.0f}Mi leaves {off_heap_mi:.0f}Mi of the {limit_mi:.0f}Mi "
+                     f"limit for off-heap memory; flashstock needs at least {MIN_OFF_HEAP_MI}Mi (raise the limit "
+                     "or lower MaxRAMPercentage)")
+            else:
+                ok(f"JVM heap: -XX:MaxRAMPercentage={percentage:g} of {limit_mi:.0f}Mi = {heap_mi:.0f}Mi, "
+                   f"{off_heap_mi:.0f}Mi left for off-heap memory")
+
+    # Literal credentials in env
+    for variable, entry in env.items():
+        if variable and SENSITIVE.search(variable) and "value" in entry:
+            fail(f"container {cname}: env {variable} has a literal value; take it from a Secret")
+
+# --- Service -----------------------------------------------------------------------------------------------------
+services = by_kind.get("Service", [])
+if not services:
+    fail("no Service")
+for service in services:
+    sname = service["metadata"]["name"]
+    sspec = service.get("spec") or {}
+    if not selects({"matchLabels": sspec.get("selector")}, pod_labels):
+        fail(f"Service {sname}: selector {sspec.get('selector')} does not select the Deployment's pods")
+    port80 = [p for p in sspec.get("ports") or [] if p.get("port") == 80]
+    container_ports = {}
+    for deployment in deployments:
+        for c in ((deployment.get("spec") or {}).get("template") or {}).get("spec", {}).get("containers") or []:
+            container_ports.update({p.get("name"): p.get("containerPort") for p in c.get("ports") or []})
+    if not port80:
+        fail(f"Service {sname}: no port 80")
+    else:
+        target = port80[0].get("targetPort", 80)
+        if not (target == 8080 or (isinstance(target, str) and container_ports.get(target) == 8080)):
+            fail(f"Service {sname}: port 80 targets {target!r}, not the container's 8080")
+        else:
+            ok(f"Service {sname}: port 80 -> {target} (8080)")
+
+# --- PodDisruptionBudget -----------------------------------------------------------------------------------------
+pdbs = by_kind.get("PodDisruptionBudget", [])
+if not pdbs:
+    fail("no PodDisruptionBudget")
+for pdb in pdbs:
+    pname = pdb["metadata"]["name"]
+    pspec = pdb.get("spec") or {}
+    if pdb["apiVersion"] != "policy/v1":
+        fail(f"PodDisruptionBudget {pname}: apiVersion {pdb['apiVersion']}, expected policy/v1")
+    if pspec.get("minAvailable") != 1:
+        fail(f"PodDisruptionBudget {pname}: minAvailable {pspec.get('minAvailable')!r}, expected 1")
+    elif not selects(pspec.get("selector"), pod_labels):
+        fail(f"PodDisruptionBudget {pname}: selector does not select the Deployment's pods")
+    else:
+        ok(f"PodDisruptionBudget {pname}: minAvailable 1")
+
+# --- No literal credentials anywhere -----------------------------------------------------------------------------
+failures_before_credentials = len(failures)
+for secret in by_kind.get("Secret", []):
+    values = {**(secret.get("data") or {}), **(secret.get("stringData") or {})}
+    filled = [k for k, v in values.items() if v not in (None, "")]
+    if filled:
+        fail(f"Secret {secret['metadata']['name']} carries values ({', '.join(filled)}); create Secrets with "
+             "kubectl, never in this file")
+for cm_name, configmap in configmaps.items():
+    for key in (configmap.get("data") or {}):
+        if SENSITIVE.search(key):
+            fail(f"ConfigMap {cm_name}: {key} looks like a credential; put it in a Secret")
+for where, value in walk_strings(documents, "manifests"):
+    if re.search(r"[a-z][a-z0-9+.-]*://[^/\s@]*:[^/\s@]+@", value, re.IGNORECASE) \
+            or re.search(r"password=[^&;\s]+", value, re.IGNORECASE):
+        fail(f"{where}: a URL with a password in it (value not shown)")
+if len(failures) == failures_before_credentials and not any("literal value" in f for f in failures):
+    ok("no literal credentials: no Secret values, no password-like env values or ConfigMap entries, "
+       "no password in a URL")
+
+# --- Report ------------------------------------------------------------------------------------------------------
+for line in passed:
+    print(f"ok   {line}")
+if failures:
+    for line in failures:
+        print(f"FAIL {line}", file=sys.stderr)
+    sys.exit(f"ERROR: check-kubernetes: {len(failures)} problem(s) in {PATH}")
+print(f"kubernetes manifests OK: {PATH}")
