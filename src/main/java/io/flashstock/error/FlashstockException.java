@@ -62,4 +62,13 @@ public class FlashstockException extends RuntimeException {
         return new FlashstockException(ProblemCode.ORDER_NOT_RESERVED,
                 "Order '" + orderId + "' is " + status + " and cannot be " + verb + ".");
     }
+
+    /**
+     * The request reached the database, which did not answer whether it took effect (a commit whose answer was lost)
+     * and cannot be asked now. The cause stays in the log.
+     */
+    public static FlashstockException outcomeUnknown(Throwable cause) {
+        return new FlashstockException(ProblemCode.OUTCOME_UNKNOWN, "It is not known yet whether this request took "
+                + "effect; repeat it with the same Idempotency-Key to get its outcome.", cause);
+    }
 }

@@ -19,7 +19,9 @@ public enum ProblemCode {
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),
     IDEMPOTENCY_KEY_REUSED("idempotency-key-reused", 422, "Idempotency key reused"),
     INTERNAL_ERROR("internal-error", 500, "Internal error"),
-    UNAVAILABLE("unavailable", 503, "Service unavailable");
+    UNAVAILABLE("unavailable", 503, "Service unavailable"),
+    /** The request may or may not have taken effect; a retry with the same Idempotency-Key tells which. */
+    OUTCOME_UNKNOWN("outcome-unknown", 503, "Outcome unknown");
 
     private final String code;
     private final int status;

@@ -1,6 +1,8 @@
 package io.flashstock.order;
 
 import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
 
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
 import jakarta.persistence.Column;
@@ -67,6 +69,12 @@ public class PurchaseOrder extends PanacheEntityBase {
         order.expiresAt = now.plus(ttl);
         order.updatedAt = now;
         return order;
+    }
+
+    /** The ids among {@code ids} whose orders are in MySQL (in the caller's transaction). */
+    public static List<String> storedAmong(Collection<String> ids) {
+        return getEntityManager().createQuery("select o.id from PurchaseOrder o where o.id in :ids", String.class)
+                .setParameter("ids", ids).getResultList();
     }
 
     /** Whether the order is in MySQL (in the caller's transaction). */

@@ -10,6 +10,7 @@ import static io.flashstock.error.ProblemCode.NOT_ACCEPTABLE;
 import static io.flashstock.error.ProblemCode.NOT_FOUND;
 import static io.flashstock.error.ProblemCode.ORDER_NOT_FOUND;
 import static io.flashstock.error.ProblemCode.ORDER_NOT_RESERVED;
+import static io.flashstock.error.ProblemCode.OUTCOME_UNKNOWN;
 import static io.flashstock.error.ProblemCode.PAYLOAD_TOO_LARGE;
 import static io.flashstock.error.ProblemCode.PURCHASE_LIMIT;
 import static io.flashstock.error.ProblemCode.REQUEST_IN_PROGRESS;
@@ -75,7 +76,7 @@ public class ProblemDocumentation implements OASFilter {
             List.of(INVALID_REQUEST, ITEM_NOT_FOUND, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE),
             "POST /items/{sku}/purchases",
             List.of(INVALID_REQUEST, ITEM_NOT_FOUND, SOLD_OUT, PURCHASE_LIMIT, REQUEST_IN_PROGRESS,
-                    PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDEMPOTENCY_KEY_REUSED),
+                    PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDEMPOTENCY_KEY_REUSED, OUTCOME_UNKNOWN),
             "GET /orders/{orderId}", List.of(ORDER_NOT_FOUND),
             "POST /orders/{orderId}/confirm", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED),
             "POST /orders/{orderId}/cancel", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED));
@@ -205,6 +206,7 @@ public class ProblemDocumentation implements OASFilter {
             case IDEMPOTENCY_KEY_REUSED -> FlashstockException.keyReused().getMessage();
             case INTERNAL_ERROR -> ProblemMapper.FAILED;
             case UNAVAILABLE -> ProblemMapper.DATABASE_UNAVAILABLE;
+            case OUTCOME_UNKNOWN -> FlashstockException.outcomeUnknown(null).getMessage();
         };
     }
 

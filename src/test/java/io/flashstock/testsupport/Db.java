@@ -5,7 +5,9 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -53,6 +55,23 @@ public final class Db {
     public static long orderCount(String sku) {
         return orders(sku).entrySet().stream().filter(e -> !e.getKey().startsWith("units:"))
                 .mapToLong(Map.Entry::getValue).sum();
+    }
+
+    /** Ids of the item's orders, any status. */
+    public static List<String> orderIds(String sku) {
+        List<String> ids = new ArrayList<>();
+        try (Connection c = connect();
+                PreparedStatement s = c.prepareStatement("SELECT id FROM purchase_order WHERE sku = ?")) {
+            s.setString(1, sku);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getString(1));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return ids;
     }
 
     public static long count(String sql, Object... params) {

@@ -44,7 +44,7 @@ class OpenApiDocumentTest {
                     "payload-too-large", "415", "unsupported-media-type"),
             "post /items/{sku}/purchases", answers("201", "400", "invalid-request", "404", "item-not-found",
                     "409", "sold-out,purchase-limit,request-in-progress", "413", "payload-too-large", "415",
-                    "unsupported-media-type", "422", "idempotency-key-reused"),
+                    "unsupported-media-type", "422", "idempotency-key-reused", "503", "unavailable,outcome-unknown"),
             "get /orders/{orderId}", answers("200", "404", "order-not-found"),
             "post /orders/{orderId}/confirm", answers("200", "404", "order-not-found", "409", "order-not-reserved"),
             "post /orders/{orderId}/cancel", answers("200", "404", "order-not-found", "409", "order-not-reserved"));
@@ -189,9 +189,9 @@ class OpenApiDocumentTest {
             boolean success = status.startsWith("2");
             answers.put(status, success ? List.of() : List.of(statusesAndCodes[++i].split(",")));
         }
-        answers.put("406", List.of("not-acceptable"));
-        answers.put("500", List.of("internal-error"));
-        answers.put("503", List.of("unavailable"));
+        answers.putIfAbsent("406", List.of("not-acceptable"));
+        answers.putIfAbsent("500", List.of("internal-error"));
+        answers.putIfAbsent("503", List.of("unavailable"));
         return answers;
     }
 

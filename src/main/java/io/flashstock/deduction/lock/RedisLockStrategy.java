@@ -2,17 +2,21 @@ package io.flashstock.deduction.lock;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.db.ConflictRetry;
+import io.flashstock.db.DbErrors;
 import io.flashstock.deduction.DbPurchase;
 import io.flashstock.deduction.DeductionStrategy;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.PurchaseOutcome;
+import io.flashstock.deduction.StoredOrders;
 import io.flashstock.deduction.StrategyName;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
@@ -98,9 +102,14 @@ public class RedisLockStrategy implements DeductionStrategy {
         long deadline = System.nanoTime() + wait.toNanos();
         for (int grant = 1; grant <= MAX_GRANTS; grant++) {
             Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            AtomicReference<PurchaseOutcome> committing = new AtomicReference<>();
             try (Lease lease = locks.acquire(command.sku(), leaseLength, left)) {
                 try {
-                    return QuarkusTransaction.requiringNew().call(() -> attempt(command, lease));
+                    return QuarkusTransaction.requiringNew().call(() -> {
+                        PurchaseOutcome decided = attempt(command, lease);
+                        committing.set(decided); // what the commit that follows makes true, if it succeeds
+                        return decided;
+                    });
                 } catch (FencedOut e) {
                     // The transaction rolled back. Either this lease was lost, or Redis lost the counter (restart
                     // without persistence) and issues tokens MySQL has seen: lift the counter and try a new grant.
@@ -111,11 +120,24 @@ public class RedisLockStrategy implements DeductionStrategy {
                     }
                 }
             } catch (RuntimeException e) {
+                PurchaseOutcome decided = committing.get();
+                if (decided != null && !decided.replayed() && DbErrors.isUnavailable(e)) {
+                    return settle(decided, e); // the commit failed on the way: did it happen?
+                }
                 ConflictRetry.rethrowUnlessConflict(e); // a conflict: try again under a new grant
             }
         }
         throw new UnavailableException("Could not get a current lock grant for this item; nothing was changed, "
                 + "try again.");
+    }
+
+    /** A purchase whose commit failed on the way: its order stands if MySQL has it, else nothing was changed. */
+    private static PurchaseOutcome settle(PurchaseOutcome decided, RuntimeException e) {
+        String orderId = decided.order().orderId();
+        if (StoredOrders.among(List.of(orderId), e).contains(orderId)) {
+            return decided;
+        }
+        throw new UnavailableException("The inventory database failed; nothing was changed, try again.", e);
     }
 
     /**

@@ -85,9 +85,7 @@ public class PendingOrderWriter {
 
     private Map<String, Outcome> insert(String sku, List<PendingOrder> orders) {
         List<String> ids = orders.stream().map(PendingOrder::orderId).toList();
-        Set<String> present = new HashSet<>(PurchaseOrder.getEntityManager()
-                .createQuery("select o.id from PurchaseOrder o where o.id in :ids", String.class)
-                .setParameter("ids", ids).getResultList());
+        Set<String> present = new HashSet<>(PurchaseOrder.storedAmong(ids));
         List<String> keys = orders.stream().map(PendingOrder::idempotencyKey).filter(k -> k != null).toList();
         Map<String, String> keyOwners = new HashMap<>();
         if (!keys.isEmpty()) {

@@ -13,6 +13,7 @@ import io.flashstock.deduction.DbPurchase;
 import io.flashstock.deduction.DeductionStrategy;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.PurchaseOutcome;
+import io.flashstock.deduction.StoredOrders;
 import io.flashstock.deduction.StrategyName;
 import io.flashstock.deduction.lua.HotStock.Decision;
 import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
@@ -112,8 +113,10 @@ public class RedisLuaStrategy implements DeductionStrategy {
             outcome = combiner.submit(order.sku(), order, this::persistBatch);
         } catch (RuntimeException e) {
             // The commit may have happened with its answer lost, or another pod's relay stored the order: look
-            // first, and take the purchase back only if the order is not in MySQL.
-            if (knownStored(order.orderId())) {
+            // first, and take the purchase back only if the order is known not to be in MySQL. If MySQL cannot
+            // tell, the answer is outcome-unknown and the entry stays pending: the relay persists it (or finds it
+            // stored), and a retry with the same Idempotency-Key gets the order.
+            if (StoredOrders.among(List.of(order.orderId()), e).contains(order.orderId())) {
                 return new PurchaseOutcome(order.view(), false);
             }
             takenBack(order, true);
@@ -177,14 +180,5 @@ public class RedisLuaStrategy implements DeductionStrategy {
                 : new OrderView(decision.orderId(), command.sku(), command.userId(), command.quantity(),
                         OrderStatus.RESERVED, decision.createdAt(), decision.expiresAt());
         return new PurchaseOutcome(view, true);
-    }
-
-    /** Whether the order is known to be in MySQL: false when it is not, and when MySQL cannot tell now. */
-    private boolean knownStored(String orderId) {
-        try {
-            return writer.stored(orderId);
-        } catch (RuntimeException e) {
-            return false;
-        }
     }
 }

@@ -6,17 +6,22 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.db.ConflictRetry;
+import io.flashstock.db.DbErrors;
 import io.flashstock.deduction.Combiner;
 import io.flashstock.deduction.Combiner.Result;
 import io.flashstock.deduction.DbPurchase;
 import io.flashstock.deduction.DeductionStrategy;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.PurchaseOutcome;
+import io.flashstock.deduction.StoredOrders;
 import io.flashstock.deduction.StrategyName;
 import io.flashstock.error.FlashstockException;
+import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Item;
 import io.flashstock.order.OrderView;
 import io.flashstock.order.PurchaseOrder;
@@ -64,7 +69,50 @@ public class DbOptimisticStrategy implements DeductionStrategy {
 
     @Override
     public PurchaseOutcome purchase(PurchaseCommand command) {
-        return combiner.submit(command.sku(), command, batch -> retry.inNewTransactions(() -> attempt(batch)));
+        return combiner.submit(command.sku(), command, this::decide);
+    }
+
+    /**
+     * Runs the batch until it commits, conflicts being retried. If the database fails after an attempt decided
+     * (the commit, whose answer may be lost), the new orders of that attempt are looked up before anything is
+     * answered: each one that is stored is a 201, the others took no effect ({@link StoredOrders}).
+     */
+    private List<Result<PurchaseOutcome>> decide(List<PurchaseCommand> batch) {
+        AtomicReference<List<Result<PurchaseOutcome>>> committing = new AtomicReference<>();
+        try {
+            return retry.inNewTransactions(() -> {
+                committing.set(null);
+                List<Result<PurchaseOutcome>> decided = attempt(batch);
+                committing.set(decided); // what the commit that follows makes true, if it succeeds
+                return decided;
+            });
+        } catch (RuntimeException e) {
+            List<Result<PurchaseOutcome>> decided = committing.get();
+            if (decided == null || !DbErrors.isUnavailable(e)) {
+                throw e;
+            }
+            return settle(decided, e);
+        }
+    }
+
+    /** The answers of a batch whose commit failed on the way: stored orders stand, the others are refused. */
+    private static List<Result<PurchaseOutcome>> settle(List<Result<PurchaseOutcome>> decided, RuntimeException e) {
+        List<String> fresh = decided.stream().map(Result::value)
+                .filter(outcome -> outcome != null && !outcome.replayed()).map(o -> o.order().orderId()).toList();
+        Set<String> stored;
+        RuntimeException refusal;
+        try {
+            stored = StoredOrders.among(fresh, e);
+            refusal = new UnavailableException("The inventory database failed; nothing was changed, try again.", e);
+        } catch (FlashstockException unknown) {
+            stored = Set.of();
+            refusal = unknown; // outcome-unknown, for the new orders only: refusals and replays stay definite
+        }
+        Set<String> kept = stored;
+        RuntimeException answer = refusal;
+        return decided.stream().map(result -> result.value() == null || result.value().replayed()
+                || kept.contains(result.value().order().orderId()) ? result
+                        : Result.<PurchaseOutcome>refused(answer)).toList();
     }
 
     /**
