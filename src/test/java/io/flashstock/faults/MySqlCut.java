@@ -15,13 +15,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
-import org.junit.jupiter.api.Test;
-
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.FaultyMySqlResource;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
 import io.restassured.path.json.JsonPath;
+import org.junit.jupiter.api.Test;
 
 /**
  * Every connection from the service to MySQL cut in the middle of a sale, right after the answers had been slowed

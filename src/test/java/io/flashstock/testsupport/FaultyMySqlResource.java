@@ -7,12 +7,11 @@ import java.net.URI;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.flashstock.devservices.LocalServers;
 import org.netcrusher.core.reactor.NioReactor;
 import org.netcrusher.core.throttle.Throttler;
 import org.netcrusher.tcp.TcpCrusher;
 import org.netcrusher.tcp.TcpCrusherBuilder;
-
-import io.flashstock.devservices.LocalServers;
 
 /**
  * The tests' MySQL, reached by the service through a NetCrusher TCP proxy of the test's own on a free port, so a

@@ -66,6 +66,7 @@ public class HotStockWarmer {
 
     void onStart(@Observes StartupEvent event) {
         if (!strategy.is(StrategyName.REDIS_LUA)) {
+            invalidate();
             return;
         }
         try {
@@ -76,14 +77,33 @@ public class HotStockWarmer {
         }
     }
 
+    /**
+     * A pod of another strategy is starting: it will change MySQL behind the hot stock's back (counters, per-user
+     * units, RESERVED orders), so whatever redis-lua left in Redis is stale from now on. Removing the generation makes
+     * redis-lua pods (now, or after a switch back) rebuild every item from MySQL. Best effort: a pod that does not
+     * use Redis for its strategy still starts when Redis is down.
+     */
+    private void invalidate() {
+        try {
+            if (redis.key().del(RedisKeys.generation()) > 0) {
+                LOG.infof("Strategy %s: the redis-lua hot stock in Redis is stale from now on; redis-lua pods will "
+                        + "rebuild it from MySQL", strategy.name().configValue());
+            }
+        } catch (RuntimeException e) {
+            LOG.debugf("Could not invalidate the hot stock: %s", e.toString());
+        }
+    }
+
     /** Whether the scripts are loaded and every item is warm for the current generation. */
     public boolean isWarm() {
         return warm.get();
     }
 
     /**
-     * Warms every item from MySQL for the current generation (writing one if there is none), then marks this pod
-     * warm. Items that are warm already are left alone.
+     * Warms every item from MySQL for the current generation, then marks this pod warm. While the generation holds,
+     * items that are warm already are left alone. Without one (a new or emptied Redis, data loss, or a pod of another
+     * strategy ran since: {@link #invalidate()}), whatever Redis still holds is not trusted: each item's pending
+     * orders are persisted, its hot keys dropped and rebuilt from MySQL ({@link #rebuild}).
      */
     synchronized void rewarm() {
         scripts.preloadAll(redis);
@@ -91,13 +111,18 @@ public class HotStockWarmer {
         List<String> skus;
         do {
             current = redis.value(String.class).get(RedisKeys.generation());
-            if (current == null) {
+            boolean trusted = current != null;
+            if (!trusted) {
                 redis.value(String.class).setnx(RedisKeys.generation(), UUID.randomUUID().toString());
                 current = redis.value(String.class).get(RedisKeys.generation());
             }
             skus = allSkus();
             for (String sku : skus) {
-                warm(sku);
+                if (trusted) {
+                    warm(sku);
+                } else {
+                    rebuild(sku);
+                }
             }
             // Redis lost its data again while we warmed: what we warmed may be gone, warm again.
         } while (!current.equals(redis.value(String.class).get(RedisKeys.generation())));
@@ -147,6 +172,19 @@ public class HotStockWarmer {
             }
             return created;
         }
+    }
+
+    /**
+     * Rebuilds one item's hot stock from MySQL: its pending orders go to MySQL first (they were acknowledged), then
+     * its counters, RESERVED orders and per-user units are dropped and warmed again. Under the item's lock, like
+     * every warm-up; a purchase in between finds the item cold (503) or is reconciled.
+     */
+    private void rebuild(String sku) {
+        relay.drain(sku);
+        try (Lease lease = locks.acquire(sku, Duration.ofSeconds(30), Duration.ofSeconds(10))) {
+            redis.key().del(RedisKeys.stock(sku), RedisKeys.held(sku), RedisKeys.users(sku));
+        }
+        warm(sku);
     }
 
     /** Whether Redis no longer has the generation this pod warmed (restart, flush, failover that lost data). */

@@ -143,44 +143,51 @@ public class OrderRelay {
         }
     }
 
+    /** Persists every pending order of one item now, whoever wrote it (before its hot stock is rebuilt). */
+    public synchronized void drain(String sku) {
+        item(sku, true, 0, new long[3]);
+    }
+
     /** One pass over the items; {@code everything} ignores whose and how old an entry is. */
     private synchronized int round(boolean everything) {
-        long claimAfter = settings.claimAfter().toMillis();
         // Entry ids carry Redis's clock; their age is judged by Redis's clock too, never this pod's.
         long now = skus.isEmpty() ? 0 : stream.redisTimeMillis();
-        int inserted = 0;
-        long seen = 0;
-        long oldest = 0;
+        long[] tally = new long[3]; // inserted, seen and not persisted, oldest seen (ms)
         for (String sku : skus) {
-            while (true) {
-                List<PendingOrder> entries = stream.oldest(sku, settings.relayBatchSize());
-                if (entries.isEmpty()) {
-                    break;
-                }
-                seen += entries.size();
-                long first = entries.get(0).recordedAtMillis();
-                oldest = oldest == 0 ? first : Math.min(oldest, first);
-                List<PendingOrder> mine = new ArrayList<>();
-                for (PendingOrder entry : entries) {
-                    if (everything || now - entry.recordedAtMillis() >= claimAfter
-                            || (writeBehind && pod.id().equals(entry.pod()))) {
-                        mine.add(entry);
-                    }
-                }
-                if (mine.isEmpty()) {
-                    break;
-                }
-                int done = settle(sku, mine, writer.persist(sku, mine));
-                inserted += done;
-                seen -= mine.size();
-                if (entries.size() < settings.relayBatchSize() || mine.size() < entries.size()) {
-                    break;
+            item(sku, everything, now, tally);
+        }
+        pending.set(tally[1]);
+        oldestMillis.set(tally[1] == 0 ? 0 : tally[2]);
+        return (int) tally[0];
+    }
+
+    /** Persists the item's entries this pod takes: all, its own (write-behind), or those older than claim-after. */
+    private void item(String sku, boolean everything, long now, long[] tally) {
+        long claimAfter = settings.claimAfter().toMillis();
+        while (true) {
+            List<PendingOrder> entries = stream.oldest(sku, settings.relayBatchSize());
+            if (entries.isEmpty()) {
+                return;
+            }
+            tally[1] += entries.size();
+            long first = entries.get(0).recordedAtMillis();
+            tally[2] = tally[2] == 0 ? first : Math.min(tally[2], first);
+            List<PendingOrder> mine = new ArrayList<>();
+            for (PendingOrder entry : entries) {
+                if (everything || now - entry.recordedAtMillis() >= claimAfter
+                        || (writeBehind && pod.id().equals(entry.pod()))) {
+                    mine.add(entry);
                 }
             }
+            if (mine.isEmpty()) {
+                return;
+            }
+            tally[0] += settle(sku, mine, writer.persist(sku, mine));
+            tally[1] -= mine.size();
+            if (entries.size() < settings.relayBatchSize() || mine.size() < entries.size()) {
+                return;
+            }
         }
-        pending.set(seen);
-        oldestMillis.set(seen == 0 ? 0 : oldest);
-        return inserted;
     }
 
     /**

@@ -100,6 +100,40 @@ abstract class HotStockResilience {
         awaitRedisAgrees(sku);
     }
 
+    /**
+     * A switch redis-lua → another strategy → redis-lua: the other strategy changes MySQL behind the hot stock's back
+     * (here: it cancels a user's orders) and its pods drop the generation when they start. The hot stock must then
+     * be rebuilt from MySQL: before, Redis kept the user's old units and refused them with purchase-limit.
+     */
+    @Test
+    void hotStockIsRebuiltAfterAnotherStrategyRan() throws Exception {
+        String sku = newSku("switch");
+        createItem(sku, 10, 2);
+        purchase(sku, "a", 2, null).then().statusCode(201);
+        purchase(sku, "a", 1, null).then().statusCode(409); // at the limit
+        awaitOrders(sku, 1);
+
+        // What db-optimistic (or redis-lock) does meanwhile: its pods invalidate the hot stock at startup, and it
+        // cancels a's order in MySQL alone, returning the units.
+        redis.key().del(RedisKeys.generation());
+        Db.update("UPDATE purchase_order SET status = 'CANCELLED' WHERE sku = ? AND user_id = 'a'", sku);
+        Db.update("UPDATE item SET available = available + 2, reserved = reserved - 2, version = version + 1"
+                + " WHERE sku = ?", sku);
+
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (redis.key().exists(RedisKeys.generation()) && System.currentTimeMillis() < deadline) {
+            Thread.sleep(20); // (the generation may be back already: then the rebuild has run)
+        }
+        awaitReady();
+        deadline = System.currentTimeMillis() + 10_000;
+        while (!"10".equals(hot(sku).get("available")) && System.currentTimeMillis() < deadline) {
+            Thread.sleep(50);
+        }
+        purchase(sku, "a", 2, null).then().statusCode(201); // a holds nothing any more
+        assertCounters(sku, 10, 8, 2, 0);
+        awaitRedisAgrees(sku);
+    }
+
     Map<String, String> hot(String sku) {
         Map<String, String> fields = new java.util.HashMap<>(
                 redis.hash(String.class).hmget(RedisKeys.stock(sku), "stock", "available", "reserved", "sold"));
