@@ -49,12 +49,17 @@ public final class DbErrors {
         return Causes.any(error, t -> t instanceof SQLException sql && sql.getErrorCode() == DUPLICATE_KEY);
     }
 
-    /** The database cannot be reached, or no connection was free in time. */
+    /**
+     * The database cannot be reached, or no connection was free in time, or the connection a statement ran on was
+     * closed under it because it broke (Connector/J: "No operations allowed after statement closed", a state that
+     * is not in class 08).
+     */
     public static boolean isUnavailable(Throwable error) {
         return Causes.any(error, t -> t instanceof JDBCConnectionException
                 || t instanceof SQLTransientConnectionException
                 || t instanceof SQLException sql && (startsWith(sql.getSQLState(), "08")
-                        || containsIgnoreCase(sql.getMessage(), "acquisition timeout")));
+                        || containsIgnoreCase(sql.getMessage(), "acquisition timeout")
+                        || startsWith(sql.getMessage(), "No operations allowed after")));
     }
 
     private static boolean startsWith(String value, String prefix) {

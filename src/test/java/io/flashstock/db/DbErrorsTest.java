@@ -30,6 +30,8 @@ class DbErrorsTest {
         assertTrue(DbErrors.isUnavailable(rollback));
         assertTrue(DbErrors.isUnavailable(new PersistenceException(
                 new SQLException("Sorry, acquisition timeout!", "HY000", 0))));
+        assertTrue(DbErrors.isUnavailable(new PersistenceException(
+                new SQLException("No operations allowed after statement closed.", "S1009", 0))));
         assertFalse(DbErrors.isUnavailable(new PersistenceException(new SQLException("dup", "23000", 1062))));
     }
 

@@ -145,16 +145,15 @@ public class OrderRelay {
 
     /** Persists every pending order of one item now, whoever wrote it (before its hot stock is rebuilt). */
     public synchronized void drain(String sku) {
-        item(sku, true, 0, new long[3]);
+        item(sku, true, new long[1], new long[3]);
     }
 
     /** One pass over the items; {@code everything} ignores whose and how old an entry is. */
     private synchronized int round(boolean everything) {
-        // Entry ids carry Redis's clock; their age is judged by Redis's clock too, never this pod's.
-        long now = skus.isEmpty() ? 0 : stream.redisTimeMillis();
+        long[] redisNow = new long[1]; // read once per round, and only if an entry's age decides
         long[] tally = new long[3]; // inserted, seen and not persisted, oldest seen (ms)
         for (String sku : skus) {
-            item(sku, everything, now, tally);
+            item(sku, everything, redisNow, tally);
         }
         pending.set(tally[1]);
         oldestMillis.set(tally[1] == 0 ? 0 : tally[2]);
@@ -162,7 +161,7 @@ public class OrderRelay {
     }
 
     /** Persists the item's entries this pod takes: all, its own (write-behind), or those older than claim-after. */
-    private void item(String sku, boolean everything, long now, long[] tally) {
+    private void item(String sku, boolean everything, long[] redisNow, long[] tally) {
         long claimAfter = settings.claimAfter().toMillis();
         while (true) {
             List<PendingOrder> entries = stream.oldest(sku, settings.relayBatchSize());
@@ -174,8 +173,8 @@ public class OrderRelay {
             tally[2] = tally[2] == 0 ? first : Math.min(tally[2], first);
             List<PendingOrder> mine = new ArrayList<>();
             for (PendingOrder entry : entries) {
-                if (everything || now - entry.recordedAtMillis() >= claimAfter
-                        || (writeBehind && pod.id().equals(entry.pod()))) {
+                if (everything || (writeBehind && pod.id().equals(entry.pod()))
+                        || redisMillis(redisNow) - entry.recordedAtMillis() >= claimAfter) {
                     mine.add(entry);
                 }
             }
@@ -188,6 +187,17 @@ public class OrderRelay {
                 return;
             }
         }
+    }
+
+    /**
+     * Redis's clock, read at most once per round: entry ids carry Redis's clock, so an entry's age is judged by it
+     * too, never by this pod's clock.
+     */
+    private long redisMillis(long[] redisNow) {
+        if (redisNow[0] == 0) {
+            redisNow[0] = stream.redisTimeMillis();
+        }
+        return redisNow[0];
     }
 
     /**
