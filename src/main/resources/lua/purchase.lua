@@ -2,12 +2,15 @@
 -- KEYS[1] fs:{sku}:stock    hash: stock, available, reserved, sold, limit, seq (bumped by every change)
 -- KEYS[2] fs:{sku}:users    hash: userId -> units in RESERVED + CONFIRMED orders (kept when limit > 0)
 -- KEYS[3] fs:{sku}:held     hash: orderId -> "userId quantity [streamEntryId]" of each RESERVED order
--- KEYS[4] fs:{sku}:orders   stream: orders acknowledged here and not yet in MySQL (the durable pending record)
+-- KEYS[4] fs:{sku}:orders   stream: orders acknowledged here and not yet in MySQL (the durable pending record),
+--                           read through the consumer group 'relay': an entry a consumer holds is that consumer's
 -- KEYS[5] fs:{sku}:idem:<Idempotency-Key>  string "orderId fingerprint createdAt expiresAt" (unused without a key)
 -- KEYS[6] fs:{sku}:void:<orderId>  tombstone: the caller gave up on this order id (timeout); never run it then
 -- ARGV[1] orderId   ARGV[2] userId   ARGV[3] quantity   ARGV[4] request fingerprint, '' without a key
 -- ARGV[5] createdAt (epoch s)   ARGV[6] expiresAt (epoch s)   ARGV[7] Idempotency-Key TTL (s)
 -- ARGV[8] Idempotency-Key, '' without one   ARGV[9] id of the pod that answers
+-- ARGV[10] 'OWN' (write-through): the answering pod's request takes its entry at once (consumer ARGV[9]), so no
+--          relay can read it while the request persists it; '' (write-behind): the relays read it
 -- Returns {'OK', streamEntryId} | {'REPLAY', orderId, createdAt, expiresAt} | {'KEY_REUSED'} | {'SOLD_OUT'}
 --       | {'LIMIT', limit} | {'COLD'} (no stock hash: Redis lost it or the item was never warmed) | {'VOID'}
 if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -43,8 +46,15 @@ end
 redis.call('HINCRBY', KEYS[1], 'available', -quantity)
 redis.call('HINCRBY', KEYS[1], 'reserved', quantity)
 redis.call('HINCRBY', KEYS[1], 'seq', 1)
+if redis.call('EXISTS', KEYS[4]) == 0 then
+  redis.call('XGROUP', 'CREATE', KEYS[4], 'relay', '0', 'MKSTREAM')
+end
 local entry = redis.call('XADD', KEYS[4], '*', 'id', ARGV[1], 'user', ARGV[2], 'qty', quantity,
   'key', ARGV[8], 'fp', fingerprint, 'created', ARGV[5], 'expires', ARGV[6], 'pod', ARGV[9])
+if ARGV[10] == 'OWN' then
+  -- Every write-through purchase takes what is new, so what is new now is this entry alone.
+  redis.call('XREADGROUP', 'GROUP', 'relay', ARGV[9], 'COUNT', '100', 'STREAMS', KEYS[4], '>')
+end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2] .. ' ' .. quantity .. ' ' .. entry)
 if fingerprint ~= '' then
   redis.call('SET', KEYS[5], ARGV[1] .. ' ' .. fingerprint .. ' ' .. ARGV[5] .. ' ' .. ARGV[6], 'EX', ARGV[7])

@@ -9,18 +9,28 @@
 -- ARGV[3] 'RETURN': MySQL was unreachable, the order was a duplicate, or the caller gave up; units back to available.
 --         'DROP': MySQL refused the units (Redis had stale, too high stock); they leave Redis's stock instead.
 -- ARGV[4] tombstone TTL (s)
--- Returns 1 when undone, 0 when there was nothing to undo (the entry was persisted, undone, or never written).
+-- ARGV[5] the consumer of group 'relay' the caller reads as: an entry another consumer holds is being persisted by
+--         it and is never taken back here
+-- Returns 1 when undone; 2 when the purchase never ran (a tombstone stopped it, or it left no trace); 0 when its
+-- entry is gone (persisted, or undone before); -1 when another consumer holds the entry (it is being persisted).
 local held = redis.call('HGET', KEYS[3], ARGV[1])
 local entry = ARGV[2]
 if entry == '' then
   redis.call('SET', KEYS[6], '1', 'EX', ARGV[4])
   if not held then
-    return 0
+    return 2
   end
   entry = string.match(held, '^%S+ %d+ (%S+)$')
   if not entry then
-    return 0
+    return 2
   end
+end
+if redis.call('EXISTS', KEYS[4]) == 1 then
+  local pending = redis.call('XPENDING', KEYS[4], 'relay', entry, entry, 1)
+  if #pending > 0 and pending[1][2] ~= ARGV[5] then
+    return -1
+  end
+  redis.call('XACK', KEYS[4], 'relay', entry)
 end
 if redis.call('XDEL', KEYS[4], entry) == 0 then
   return 0

@@ -33,6 +33,8 @@ public class HotStock {
     private final PendingStream stream;
     private final PodIdentity pod;
     private final long idempotencyTtlSeconds;
+    /** Write-through: the request takes its stream entry at purchase time (see {@code lua/purchase.lua}). */
+    private final String claim;
 
     HotStock(RedisDataSource redis, HotStockWarmer warmer, HotStockScripts scripts, OrderRelay relay,
             PendingStream stream, PodIdentity pod, FlashstockConfig config) {
@@ -43,6 +45,7 @@ public class HotStock {
         this.stream = stream;
         this.pod = pod;
         this.idempotencyTtlSeconds = Math.max(1, config.lua().idempotencyTtl().toSeconds());
+        this.claim = config.lua().persistence() == FlashstockConfig.Persistence.WRITE_THROUGH ? "OWN" : "";
     }
 
     /** What the purchase script decided, with what the reply carries for it. */
@@ -93,16 +96,9 @@ public class HotStock {
                             command.fingerprint() == null ? "" : command.fingerprint(),
                             Long.toString(createdAt.getEpochSecond()), Long.toString(expiresAt.getEpochSecond()),
                             Long.toString(idempotencyTtlSeconds),
-                            command.idempotencyKey() == null ? "" : command.idempotencyKey(), pod.id()));
+                            command.idempotencyKey() == null ? "" : command.idempotencyKey(), pod.id(), claim));
         } catch (RuntimeException e) {
-            // Timed out or the connection broke: the script may still run, or have run. Make sure it has no effect.
-            try {
-                stream.abandon(sku, orderId, command.idempotencyKey());
-            } catch (RuntimeException again) {
-                LOG.warnf("Could not void purchase %s of %s after a Redis failure (if it ran, its order is kept "
-                        + "and persisted): %s", orderId, sku, again.toString());
-            }
-            throw new UnavailableException("The hot stock cannot be reached; nothing was changed, try again.", e);
+            throw abandoned(command, orderId, e);
         }
         PurchaseReply code = PurchaseReply.parse(reply.get(0).toString());
         return switch (code) {
@@ -111,6 +107,28 @@ public class HotStock {
                     Instant.ofEpochSecond(reply.get(2).toLong()), Instant.ofEpochSecond(reply.get(3).toLong()), 0);
             case LIMIT -> new Decision(code, null, null, null, null, reply.get(1).toInteger());
             default -> new Decision(code, null, null, null, null, 0);
+        };
+    }
+
+    /**
+     * The purchase call timed out or its connection broke: the script may still run, or have run. Void it, and say
+     * only what is known: nothing changed (it never ran, or it was taken back), or the outcome is unknown (a relay
+     * holds its entry and persists it, or Redis cannot be reached to void it); a retry with the same
+     * Idempotency-Key then answers the order, if there is one.
+     */
+    private FlashstockException abandoned(PurchaseCommand command, String orderId, RuntimeException failure) {
+        PendingStream.Undo undo;
+        try {
+            undo = stream.abandon(command.sku(), orderId, command.idempotencyKey(), pod.id());
+        } catch (RuntimeException again) {
+            LOG.warnf("Could not void purchase %s of %s after a Redis failure: %s", orderId, command.sku(),
+                    again.toString());
+            return FlashstockException.outcomeUnknown(failure);
+        }
+        return switch (undo) {
+            case UNDONE, NEVER_RAN -> new UnavailableException(
+                    "The hot stock cannot be reached; nothing was changed, try again.", failure);
+            case GONE, HELD_ELSEWHERE -> FlashstockException.outcomeUnknown(failure);
         };
     }
 

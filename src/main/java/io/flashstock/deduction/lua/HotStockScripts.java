@@ -16,6 +16,7 @@ public class HotStockScripts {
 
     final LuaScript purchase = LuaScript.load("purchase");
     final LuaScript undoPurchase = LuaScript.load("undo_purchase");
+    final LuaScript settleEntries = LuaScript.load("settle_entries");
     final LuaScript transition = LuaScript.load("transition");
     final LuaScript restock = LuaScript.load("restock");
     final LuaScript warm = LuaScript.load("warm");
@@ -23,7 +24,7 @@ public class HotStockScripts {
 
     /** SCRIPT LOAD of every script. */
     void preloadAll(RedisDataSource redis) {
-        for (LuaScript script : List.of(purchase, undoPurchase, transition, restock, warm, reconcile)) {
+        for (LuaScript script : List.of(purchase, undoPurchase, settleEntries, transition, restock, warm, reconcile)) {
             script.preload(redis);
         }
     }

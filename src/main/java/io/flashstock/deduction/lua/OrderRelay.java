@@ -27,10 +27,12 @@ import org.jboss.logging.Logger;
  * {@link PendingOrderWriter} skips orders already there, and a stream entry is removed only after its order
  * committed. A crash anywhere in between leaves the entry, and the next round persists it (or finds it present).
  *
- * <p>Which entries a pod's relay takes: in write-behind, the ones its own pod acknowledged, as soon as a purchase
- * wakes it, in batches of {@code flashstock.lua.relay-batch-size}; in both modes, any entry older than
- * {@code flashstock.lua.claim-after}, whoever wrote it: its pod crashed, or its write-through request died before
- * persisting it. {@link #drainAll()} takes everything at once (an order looked up right after its 201).
+ * <p>Which entries a pod's relay takes, always through the stream's consumer group (so that what one consumer holds,
+ * no other persists or takes back): first those it holds already (a round that failed before settling); in
+ * write-behind, new entries, as soon as a purchase wakes it, in batches of {@code flashstock.lua.relay-batch-size};
+ * in both modes, entries held unsettled for {@code flashstock.lua.claim-after} by Redis's clock, whoever held them:
+ * its pod crashed, or its write-through request died before persisting it. {@link #drainAll()} and {@link #drain}
+ * take everything at once (an order looked up right after its 201; a hot stock about to be rebuilt).
  *
  * <p>Metrics: {@code flashstock.relay.persisted}, {@code flashstock.relay.rejected}, {@code flashstock.relay.pending}
  * (entries seen unpersisted in the last round) and {@code flashstock.relay.lag} (age of the oldest, seconds).
@@ -145,59 +147,62 @@ public class OrderRelay {
 
     /** Persists every pending order of one item now, whoever wrote it (before its hot stock is rebuilt). */
     public synchronized void drain(String sku) {
-        item(sku, true, new long[1], new long[3]);
+        item(sku, true, new long[3]);
     }
 
     /** One pass over the items; {@code everything} ignores whose and how old an entry is. */
     private synchronized int round(boolean everything) {
-        long[] redisNow = new long[1]; // read once per round, and only if an entry's age decides
-        long[] tally = new long[3]; // inserted, seen and not persisted, oldest seen (ms)
+        long[] tally = new long[3]; // inserted, read and not settled, oldest of those (ms)
         for (String sku : skus) {
-            item(sku, everything, redisNow, tally);
+            item(sku, everything, tally);
         }
         pending.set(tally[1]);
         oldestMillis.set(tally[1] == 0 ? 0 : tally[2]);
         return (int) tally[0];
     }
 
-    /** Persists the item's entries this pod takes: all, its own (write-behind), or those older than claim-after. */
-    private void item(String sku, boolean everything, long[] redisNow, long[] tally) {
-        long claimAfter = settings.claimAfter().toMillis();
+    /** Persists the item's entries this relay takes: those it holds, new ones (write-behind), idle ones. */
+    private void item(String sku, boolean everything, long[] tally) {
+        if (stream.isEmpty(sku)) {
+            return;
+        }
+        int count = settings.relayBatchSize();
+        boolean readNew = writeBehind || everything;
         while (true) {
-            List<PendingOrder> entries = stream.oldest(sku, settings.relayBatchSize());
-            if (entries.isEmpty()) {
-                return;
+            // What this relay holds already (a round that failed before settling), topped up with new entries.
+            List<PendingOrder> batch = new ArrayList<>(stream.readHeld(sku, consumer(), count));
+            if (readNew && batch.size() < count) {
+                batch.addAll(stream.readNew(sku, consumer(), count - batch.size()));
             }
-            tally[1] += entries.size();
-            long first = entries.get(0).recordedAtMillis();
-            tally[2] = tally[2] == 0 ? first : Math.min(tally[2], first);
-            List<PendingOrder> mine = new ArrayList<>();
-            for (PendingOrder entry : entries) {
-                if (everything || (writeBehind && pod.id().equals(entry.pod()))
-                        || redisMillis(redisNow) - entry.recordedAtMillis() >= claimAfter) {
-                    mine.add(entry);
-                }
+            if (persist(sku, batch, tally) < count || !readNew) {
+                break;
             }
-            if (mine.isEmpty()) {
-                return;
-            }
-            tally[0] += settle(sku, mine, writer.persist(sku, mine));
-            tally[1] -= mine.size();
-            if (entries.size() < settings.relayBatchSize() || mine.size() < entries.size()) {
-                return;
-            }
+        }
+        long minIdle = everything ? 0 : settings.claimAfter().toMillis();
+        while (persist(sku, stream.claimIdle(sku, consumer(), minIdle, count), tally) == count) {
+            // a full batch: there may be more
         }
     }
 
-    /**
-     * Redis's clock, read at most once per round: entry ids carry Redis's clock, so an entry's age is judged by it
-     * too, never by this pod's clock.
-     */
-    private long redisMillis(long[] redisNow) {
-        if (redisNow[0] == 0) {
-            redisNow[0] = stream.redisTimeMillis();
+    /** Persists entries this relay took; returns how many were decided (a full, decided batch: read on). */
+    private int persist(String sku, List<PendingOrder> entries, long[] tally) {
+        if (entries.isEmpty()) {
+            return 0;
         }
-        return redisNow[0];
+        Map<String, Outcome> outcomes = writer.persist(sku, entries);
+        tally[0] += settle(sku, entries, outcomes);
+        for (PendingOrder entry : entries) {
+            if (!outcomes.containsKey(entry.orderId())) {
+                tally[1]++;
+                tally[2] = tally[2] == 0 ? entry.recordedAtMillis() : Math.min(tally[2], entry.recordedAtMillis());
+            }
+        }
+        return outcomes.size();
+    }
+
+    /** This pod's relay in the streams' consumer group (write-through requests read as the pod id itself). */
+    private String consumer() {
+        return pod.id() + "/relay";
     }
 
     /**
@@ -228,17 +233,17 @@ public class OrderRelay {
                 case DUPLICATE_KEY -> {
                     LOG.warnf("Order %s of %s repeats the Idempotency-Key of an order in MySQL (Redis had lost the "
                             + "key); its units go back", order.orderId(), sku);
-                    stream.undo(order, true);
+                    stream.undo(order, true, consumer());
                 }
                 case SOLD_OUT -> {
                     rejected.increment();
                     LOG.errorf("MySQL has no units for acknowledged order %s of %s (Redis had stale stock); the "
                             + "order is dropped", order.orderId(), sku);
-                    stream.undo(order, false);
+                    stream.undo(order, false, consumer());
                 }
             }
         }
-        stream.remove(sku, done);
+        stream.settle(sku, done);
         persisted.increment(inserted);
         return inserted;
     }

@@ -9,18 +9,45 @@ import java.util.Map;
 import io.flashstock.redis.RedisKeys;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.vertx.mutiny.redis.client.Response;
+import io.vertx.redis.client.ResponseType;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * An item's stream of acknowledged orders not yet in MySQL ({@link RedisKeys#orders}), written by the purchase
- * script. Entries leave it only once their order is in MySQL ({@link #remove}) or the purchase was taken back
- * ({@link #undo}, which also returns the units): so a pending order is never lost while Redis keeps its data.
+ * script and read through the consumer group {@value #GROUP}: whoever persists an entry first takes it (a relay by
+ * XREADGROUP or XAUTOCLAIM, a write-through request at purchase time), so an undo can never take back an entry that
+ * another consumer is persisting, and no relay reads an entry that was taken back. Entries leave the stream only once
+ * their order is in MySQL ({@link #settle}) or the purchase was taken back ({@link #undo}): a pending order is never
+ * lost while Redis keeps its data. Idle times are Redis's own (XAUTOCLAIM), never a pod's clock.
  */
 @ApplicationScoped
 public class PendingStream {
 
+    /** The consumer group every reader of the pending streams belongs to. */
+    static final String GROUP = "relay";
     /** How long a tombstone outlives the purchase it stops: longer than any command can wait in a queue. */
     static final long VOID_TTL_SECONDS = 600;
+
+    /** What an undo did. */
+    public enum Undo {
+        /** Taken back: units returned (or dropped), the entry gone. */
+        UNDONE,
+        /** The purchase never ran: a tombstone stopped it, or it left no trace. */
+        NEVER_RAN,
+        /** The entry was gone: persisted, or taken back before. */
+        GONE,
+        /** Another consumer holds the entry: it is being persisted. */
+        HELD_ELSEWHERE;
+
+        static Undo of(long reply) {
+            return switch ((int) reply) {
+                case 1 -> UNDONE;
+                case 2 -> NEVER_RAN;
+                case -1 -> HELD_ELSEWHERE;
+                default -> GONE;
+            };
+        }
+    }
 
     private final RedisDataSource redis;
     private final HotStockScripts scripts;
@@ -30,13 +57,54 @@ public class PendingStream {
         this.scripts = scripts;
     }
 
-    /** The oldest {@code count} pending orders of the item. */
-    public List<PendingOrder> oldest(String sku, int count) {
-        Response entries = redis.execute("XRANGE", RedisKeys.orders(sku), "-", "+", "COUNT", Integer.toString(count));
-        List<PendingOrder> orders = new ArrayList<>(entries.size());
+    /** Whether the item has no pending entry (also when it has no stream). */
+    public boolean isEmpty(String sku) {
+        return redis.stream(String.class).xlen(RedisKeys.orders(sku)) == 0;
+    }
+
+    /** Entries nobody has read yet, now held by {@code consumer}. */
+    public List<PendingOrder> readNew(String sku, String consumer, int count) {
+        return read(sku, consumer, count, ">");
+    }
+
+    /** Entries {@code consumer} holds already (read in a round that failed before settling them). */
+    public List<PendingOrder> readHeld(String sku, String consumer, int count) {
+        return read(sku, consumer, count, "0");
+    }
+
+    /**
+     * Entries held unsettled for at least {@code minIdleMillis} by Redis's clock, whoever holds them (a crashed pod,
+     * a write-through request that died), now held by {@code consumer}.
+     */
+    public List<PendingOrder> claimIdle(String sku, String consumer, long minIdleMillis, int count) {
+        Response reply = redis.execute("XAUTOCLAIM", RedisKeys.orders(sku), GROUP, consumer,
+                Long.toString(minIdleMillis), "0-0", "COUNT", Integer.toString(count));
+        return reply == null ? List.of() : entries(sku, reply.get(1));
+    }
+
+    private List<PendingOrder> read(String sku, String consumer, int count, String from) {
+        Response reply = redis.execute("XREADGROUP", "GROUP", GROUP, consumer, "COUNT", Integer.toString(count),
+                "STREAMS", RedisKeys.orders(sku), from);
+        if (reply == null || reply.size() == 0) {
+            return List.of();
+        }
+        String key = RedisKeys.orders(sku);
+        // RESP3 answers a map of stream key to entries, RESP2 an array of [key, entries] pairs.
+        return entries(sku, reply.type() == ResponseType.MULTI && reply.containsKey(key) ? reply.get(key)
+                : reply.get(0).get(1));
+    }
+
+    private static List<PendingOrder> entries(String sku, Response entries) {
+        List<PendingOrder> orders = new ArrayList<>(entries == null ? 0 : entries.size());
+        if (entries == null) {
+            return orders;
+        }
         for (Response entry : entries) {
-            Map<String, String> fields = new HashMap<>();
             Response values = entry.get(1);
+            if (values == null || values.size() == 0) {
+                continue; // deleted meanwhile (taken back)
+            }
+            Map<String, String> fields = new HashMap<>();
             for (int i = 0; i + 1 < values.size(); i += 2) {
                 fields.put(values.get(i).toString(), values.get(i + 1).toString());
             }
@@ -48,50 +116,37 @@ public class PendingStream {
         return orders;
     }
 
-    /** Redis's own clock (TIME), in milliseconds: the clock that stamped the entry ids. */
-    public long redisTimeMillis() {
-        Response time = redis.execute("TIME");
-        return time.get(0).toLong() * 1000 + time.get(1).toLong() / 1000;
-    }
-
-    /** Removes entries whose orders are in MySQL now. */
-    public void remove(String sku, List<String> entryIds) {
-        if (entryIds.isEmpty()) {
-            return;
+    /** Entries whose orders are in MySQL now leave the stream (acknowledged and deleted in one step). */
+    public void settle(String sku, List<String> entryIds) {
+        if (!entryIds.isEmpty()) {
+            scripts.settleEntries.run(redis, List.of(RedisKeys.orders(sku)), entryIds);
         }
-        String[] args = new String[entryIds.size() + 1];
-        args[0] = RedisKeys.orders(sku);
-        for (int i = 0; i < entryIds.size(); i++) {
-            args[i + 1] = entryIds.get(i);
-        }
-        redis.execute("XDEL", args);
     }
 
     /**
-     * Takes back a purchase whose order did not reach MySQL: {@code returnUnits} puts the units back to available
-     * (MySQL unreachable, or the order duplicated another one's Idempotency-Key); otherwise they leave Redis's stock
-     * (MySQL refused them: Redis's counters were too high). Returns false when the entry was gone already: someone
-     * else persisted or took back the order.
+     * Takes back a purchase whose order did not reach MySQL, unless another consumer than {@code consumer} holds its
+     * entry: {@code returnUnits} puts the units back to available (MySQL unreachable, or the order duplicated another
+     * one's Idempotency-Key); otherwise they leave Redis's stock (MySQL refused them: Redis's counters were too high).
      */
-    public boolean undo(PendingOrder order, boolean returnUnits) {
-        return undo(order.sku(), order.orderId(), order.idempotencyKey(), order.entryId(), returnUnits);
+    public Undo undo(PendingOrder order, boolean returnUnits, String consumer) {
+        return undo(order.sku(), order.orderId(), order.idempotencyKey(), order.entryId(), returnUnits, consumer);
     }
 
     /**
      * The caller gave up on a purchase it does not know the outcome of (Redis timed out): a tombstone keeps the
-     * purchase from running if it is still queued, and if it ran, it is taken back while its order is pending.
-     * Returns whether a purchase was taken back.
+     * purchase from running if it is still queued, and if it ran, it is taken back unless a relay holds its entry.
      */
-    public boolean abandon(String sku, String orderId, String idempotencyKey) {
-        return undo(sku, orderId, idempotencyKey, "", true);
+    public Undo abandon(String sku, String orderId, String idempotencyKey, String consumer) {
+        return undo(sku, orderId, idempotencyKey, "", true, consumer);
     }
 
-    private boolean undo(String sku, String orderId, String idempotencyKey, String entryId, boolean returnUnits) {
-        return scripts.undoPurchase.run(redis,
+    private Undo undo(String sku, String orderId, String idempotencyKey, String entryId, boolean returnUnits,
+            String consumer) {
+        return Undo.of(scripts.undoPurchase.run(redis,
                 List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku), RedisKeys.orders(sku),
                         RedisKeys.idempotency(sku, idempotencyKey), RedisKeys.voided(sku, orderId)),
-                List.of(orderId, entryId, returnUnits ? "RETURN" : "DROP", Long.toString(VOID_TTL_SECONDS)))
-                .toLong() == 1;
+                List.of(orderId, entryId, returnUnits ? "RETURN" : "DROP", Long.toString(VOID_TTL_SECONDS), consumer))
+                .toLong());
     }
 
     private static String emptyToNull(String value) {

@@ -119,16 +119,19 @@ public class RedisLuaStrategy implements DeductionStrategy {
             if (StoredOrders.among(List.of(order.orderId()), e).contains(order.orderId())) {
                 return new PurchaseOutcome(order.view(), false);
             }
-            takenBack(order, true);
+            if (takenBack(order, true) != PendingStream.Undo.UNDONE) {
+                // A relay took the entry over (this request was slower than claim-after) and persists it.
+                throw FlashstockException.outcomeUnknown(e);
+            }
             throw e instanceof FlashstockException f ? f
                     : new UnavailableException("The order could not be stored; nothing was changed, try again.", e);
         }
         switch (outcome) {
             case INSERTED, PRESENT:
                 try {
-                    stream.remove(order.sku(), List.of(order.entryId()));
+                    stream.settle(order.sku(), List.of(order.entryId()));
                 } catch (RuntimeException e) {
-                    // Harmless: the order is in MySQL; the relay finds the entry PRESENT and removes it.
+                    // Harmless: the order is in MySQL; a relay claims the idle entry, finds it PRESENT, settles it.
                     LOG.debugf("Could not remove persisted entry %s now: %s", order.entryId(), e.toString());
                 }
                 return new PurchaseOutcome(order.view(), false);
@@ -142,15 +145,14 @@ public class RedisLuaStrategy implements DeductionStrategy {
     }
 
     /**
-     * Undoes the purchase in Redis; false if the entry was gone (persisted or undone elsewhere). Redis unreachable:
-     * 503, and the entry stays for the relay, which persists it after {@code claim-after}.
+     * Undoes the purchase in Redis, unless a relay has taken its entry over. Redis unreachable: outcome unknown, and
+     * the entry stays for a relay, which persists it after {@code claim-after}.
      */
-    private boolean takenBack(PendingOrder order, boolean returnUnits) {
+    private PendingStream.Undo takenBack(PendingOrder order, boolean returnUnits) {
         try {
-            return stream.undo(order, returnUnits);
+            return stream.undo(order, returnUnits, pod.id());
         } catch (RuntimeException e) {
-            throw new UnavailableException("The order could not be stored; try again with the same Idempotency-Key.",
-                    e);
+            throw FlashstockException.outcomeUnknown(e);
         }
     }
 
