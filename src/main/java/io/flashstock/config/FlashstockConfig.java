@@ -54,6 +54,9 @@ public interface FlashstockConfig {
     /** The Redis hot stock and its order relay ({@code redis-lua}). */
     Lua lua();
 
+    /** The readiness checks. */
+    Health health();
+
     interface Optimistic {
         /** Attempts per purchase (the first included) before answering 503. */
         @WithDefault("30")
@@ -155,5 +158,14 @@ public interface FlashstockConfig {
         /** An item whose hot stock did not change for this long is compared with MySQL and corrected. */
         @WithDefault("5s")
         Duration reconcileAfterQuiet();
+    }
+
+    interface Health {
+        /**
+         * Longest a readiness check waits for MySQL to validate a connection. A database that accepts connections
+         * but does not answer (hung) makes readiness DOWN after this, instead of making the probe itself hang.
+         */
+        @WithDefault("2s")
+        Duration databaseTimeout();
     }
 }

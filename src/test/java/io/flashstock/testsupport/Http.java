@@ -27,7 +27,8 @@ public final class Http {
     private Http() {
     }
 
-    public record Reply(int status, String body, String contentType) {
+    /** A response, and how long it took from sending the request to its complete body. */
+    public record Reply(int status, String body, String contentType, long millis) {
     }
 
     public static URI uri(String path) {
@@ -41,10 +42,12 @@ public final class Http {
     }
 
     public static Reply send(HttpRequest request) {
+        long start = System.nanoTime();
         try {
             HttpResponse<String> response = CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
             return new Reply(response.statusCode(), response.body(),
-                    response.headers().firstValue("Content-Type").orElse(""));
+                    response.headers().firstValue("Content-Type").orElse(""),
+                    (System.nanoTime() - start) / 1_000_000);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -1,0 +1,147 @@
+package io.flashstock.faults;
+
+import static io.flashstock.testsupport.Shop.byStatus;
+import static io.flashstock.testsupport.Shop.createItem;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.http.HttpRequest;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+import io.flashstock.testsupport.Db;
+import io.flashstock.testsupport.Http;
+import io.flashstock.testsupport.Http.Reply;
+import io.restassured.path.json.JsonPath;
+
+/**
+ * A concurrent sale with a fault staged in the middle of it, and the checks every fault test makes afterwards:
+ * no 500; every answer 201, 409 or 503 as problem+json; every 201 has its order; an order exists only for a 201 or
+ * for an {@code outcome-unknown} answer, whose retry with the same Idempotency-Key returns it; once the relay and the
+ * mirror have settled, MySQL's counters match its orders and never go past the stock.
+ */
+final class FaultySale {
+
+    /** What a test does to the service's dependencies while the sale runs. */
+    @FunctionalInterface
+    interface Fault {
+        void stage() throws Exception;
+    }
+
+    /** The sale's answers, in buyer order. */
+    record Result(List<Reply> replies, Map<Integer, Long> statuses) {
+
+        long slowestMillis() {
+            return replies.stream().mapToLong(Reply::millis).max().orElse(0);
+        }
+    }
+
+    private FaultySale() {
+    }
+
+    /**
+     * Creates {@code sku} with {@code stock} units, sends {@code buyers} purchases of one unit from 32 threads and,
+     * once a tenth of the stock is sold, stages {@code fault}; returns when every buyer has an answer.
+     */
+    static Result sell(String sku, int stock, int buyers, Fault fault) throws Exception {
+        createItem(sku, stock, 0);
+        CompletableFuture<List<Reply>> storm = CompletableFuture.supplyAsync(() -> Http.concurrently(buyers, 32,
+                i -> purchase(sku, i)));
+        long deadline = System.currentTimeMillis() + 20_000;
+        while (Db.orderCount(sku) < stock / 10 && System.currentTimeMillis() < deadline) {
+            Thread.sleep(5);
+        }
+        fault.stage();
+        List<Reply> replies = storm.get();
+        return new Result(replies, byStatus(replies));
+    }
+
+    /** The invariants after the sale: see the class comment. */
+    static void verify(String sku, int stock, Result result) throws InterruptedException {
+        assertEquals(0, verify(sku, stock, result, false), "acknowledged orders lost");
+    }
+
+    /**
+     * The invariants after the sale, except that with {@code lossAllowed} acknowledged orders may be missing (what
+     * write-behind documents when Redis loses its data); returns how many are.
+     */
+    static int verify(String sku, int stock, Result result, boolean lossAllowed) throws InterruptedException {
+        Map<Integer, Long> statuses = result.statuses();
+        assertFalse(statuses.containsKey(500), "no 500: " + statuses);
+        Set<String> acknowledged = new HashSet<>();
+        List<Integer> uncertain = new ArrayList<>();
+        for (int i = 0; i < result.replies().size(); i++) {
+            Reply reply = result.replies().get(i);
+            assertTrue(reply.status() == 201 || reply.status() == 409 || reply.status() == 503,
+                    reply.status() + " " + reply.body());
+            if (reply.status() == 201) {
+                acknowledged.add(JsonPath.from(reply.body()).getString("orderId"));
+            } else {
+                assertTrue(reply.contentType().startsWith("application/problem+json"), reply.contentType());
+                if (reply.body().contains("outcome-unknown")) {
+                    uncertain.add(i);
+                }
+            }
+        }
+        for (int i : uncertain) { // the retry tells the truth: the first order, or a fresh decision
+            acknowledged.add(retryUntilDecided(purchase(sku, i)));
+        }
+        acknowledged.remove(null);
+        Set<String> stored = awaitSettled(sku);
+        Set<String> lost = new HashSet<>(acknowledged);
+        lost.removeAll(stored);
+        if (!lossAllowed) {
+            assertEquals(Set.of(), lost, "every 201 has its order: " + statuses);
+        }
+        Set<String> phantoms = new HashSet<>(stored);
+        phantoms.removeAll(acknowledged);
+        assertEquals(Set.of(), phantoms, "orders nobody was told about: " + statuses + ", " + uncertain.size()
+                + " outcome-unknown");
+        assertTrue(stored.size() <= stock, "no oversell");
+        Map<String, Long> row = Db.item(sku);
+        assertEquals(stock - stored.size(), row.get("available"), "MySQL's counters match its orders: " + row);
+        return lost.size();
+    }
+
+    /** Retries a purchase with its Idempotency-Key until it has a definite answer; the order id of a 201, or null. */
+    private static String retryUntilDecided(HttpRequest request) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 20_000;
+        while (true) {
+            Reply reply = Http.send(request);
+            if (reply.status() == 201) {
+                return JsonPath.from(reply.body()).getString("orderId");
+            }
+            boolean pending = reply.body().contains("outcome-unknown") || reply.body().contains("request-in-progress")
+                    || reply.status() == 503;
+            if (!pending || System.currentTimeMillis() > deadline) {
+                return null;
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    /** The item's orders once nothing changes any more (pending orders of redis-lua reach MySQL by the relay). */
+    private static Set<String> awaitSettled(String sku) throws InterruptedException {
+        Set<String> previous = null;
+        long deadline = System.currentTimeMillis() + 20_000;
+        while (System.currentTimeMillis() < deadline) {
+            Set<String> now = new HashSet<>(Db.orderIds(sku));
+            if (now.equals(previous)) {
+                return now;
+            }
+            previous = now;
+            Thread.sleep(2_500);
+        }
+        return previous;
+    }
+
+    private static HttpRequest purchase(String sku, int buyer) {
+        return Http.post("/items/" + sku + "/purchases", "{\"userId\":\"b-" + buyer + "\",\"quantity\":1}")
+                .header("Idempotency-Key", sku + "-" + buyer).build();
+    }
+}

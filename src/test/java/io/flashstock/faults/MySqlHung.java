@@ -1,0 +1,70 @@
+package io.flashstock.faults;
+
+import static io.flashstock.testsupport.Shop.newSku;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.http.HttpRequest;
+import java.time.Duration;
+
+import io.flashstock.testsupport.FaultyMySqlResource;
+import io.flashstock.testsupport.Http;
+import org.junit.jupiter.api.Test;
+
+/**
+ * MySQL hangs in the middle of a sale: the proxy between the service and MySQL freezes (connections stay open and
+ * new ones are accepted, nothing moves either way) for longer than any of the service's time bounds. Every request
+ * gets its answer within about twice the JDBC socket timeout (5 s), readiness goes DOWN within the readiness
+ * check's own bound while it lasts (except in write-behind, which sells without MySQL) and UP again after, and the
+ * checks of {@link FaultySale#verify} hold. One subclass per strategy.
+ */
+abstract class MySqlHung {
+
+    /** Twice the socket timeout, plus what the machine's two busy cores add. */
+    private static final long ANSWER_BOUND_MILLIS = 2 * 5_000 + 4_000;
+    private static final long HANG_MILLIS = 20_000;
+
+    /** Whether this strategy needs MySQL to sell, and so reports not ready while MySQL hangs. */
+    boolean readinessFollowsMySql() {
+        return true;
+    }
+
+    @Test
+    void aHungMySqlGivesBoundedAnswersAndNeverLosesNorInventsAnOrder() throws Exception {
+        String sku = newSku("hung");
+        int stock = 1000;
+        int[] readyWhileHung = new int[2];
+        FaultySale.Result result = FaultySale.sell(sku, stock, 1500, () -> {
+            long hungAt = System.currentTimeMillis();
+            FaultyMySqlResource.proxy().freeze();
+            try {
+                Thread.sleep(4_000);
+                readyWhileHung[0] = readiness();
+                Thread.sleep(Math.max(0, hungAt + HANG_MILLIS - System.currentTimeMillis()));
+            } finally {
+                FaultyMySqlResource.proxy().unfreeze();
+            }
+            readyWhileHung[1] = awaitReadiness(200, Duration.ofSeconds(15));
+        });
+        assertEquals(readinessFollowsMySql() ? 503 : 200, readyWhileHung[0], "readiness while MySQL hangs");
+        assertEquals(200, readyWhileHung[1], "readiness once MySQL answers again");
+        assertTrue(result.slowestMillis() <= ANSWER_BOUND_MILLIS, "slowest answer " + result.slowestMillis()
+                + " ms while MySQL hung for " + HANG_MILLIS + " ms: " + result.statuses());
+        FaultySale.verify(sku, stock, result);
+    }
+
+    private static int readiness() {
+        return Http.send(HttpRequest.newBuilder(Http.uri("/q/health/ready")).timeout(Duration.ofSeconds(10))
+                .GET().build()).status();
+    }
+
+    private static int awaitReadiness(int wanted, Duration within) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + within.toMillis();
+        int status = readiness();
+        while (status != wanted && System.currentTimeMillis() < deadline) {
+            Thread.sleep(250);
+            status = readiness();
+        }
+        return status;
+    }
+}

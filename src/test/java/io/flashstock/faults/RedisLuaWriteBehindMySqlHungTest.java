@@ -1,0 +1,19 @@
+package io.flashstock.faults;
+
+import io.flashstock.deduction.StrategyProfiles;
+import io.flashstock.testsupport.FaultyMySqlResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+
+/** {@link MySqlHung} under {@code redis-lua} with write-behind persistence. */
+@QuarkusTest
+@TestProfile(StrategyProfiles.RedisLuaWriteBehind.class)
+@WithTestResource(FaultyMySqlResource.class)
+class RedisLuaWriteBehindMySqlHungTest extends MySqlHung {
+
+    @Override
+    boolean readinessFollowsMySql() {
+        return false;
+    }
+}

@@ -1,0 +1,14 @@
+package io.flashstock.faults;
+
+import io.flashstock.deduction.StrategyProfiles;
+import io.flashstock.testsupport.FaultyMySqlResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+
+/** {@link MySqlHung} under {@code redis-lua} with write-through persistence. */
+@QuarkusTest
+@TestProfile(StrategyProfiles.RedisLuaWriteThrough.class)
+@WithTestResource(FaultyMySqlResource.class)
+class RedisLuaWriteThroughMySqlHungTest extends MySqlHung {
+}
