@@ -156,15 +156,8 @@ public final class OwnRedis implements AutoCloseable {
     private void awaitPong() {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (System.nanoTime() < deadline) {
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress(LOOPBACK, port), 500);
-                socket.setSoTimeout(500);
-                OutputStream out = socket.getOutputStream();
-                out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                InputStream in = socket.getInputStream();
-                byte[] reply = in.readNBytes(7);
-                if ("+PONG\r\n".equals(new String(reply, StandardCharsets.US_ASCII))) {
+            try {
+                if ("PONG".equals(command("PING").get(0))) {
                     return;
                 }
             } catch (IOException e) {
@@ -173,6 +166,83 @@ public final class OwnRedis implements AutoCloseable {
             sleep(20);
         }
         throw new IllegalStateException("redis-server on port " + port + " does not answer PING");
+    }
+
+    /** FLUSHALL, sent to the server directly (not through any proxy the service may use). */
+    public void flushAll() {
+        try {
+            command("FLUSHALL");
+        } catch (IOException e) {
+            throw new IllegalStateException("FLUSHALL failed on port " + port, e);
+        }
+    }
+
+    /** The values of a hash's fields (null where missing), read from the server directly. */
+    public List<String> hmget(String key, String... fields) {
+        List<String> args = new java.util.ArrayList<>(List.of("HMGET", key));
+        args.addAll(List.of(fields));
+        try {
+            return command(args.toArray(String[]::new));
+        } catch (IOException e) {
+            throw new IllegalStateException("HMGET failed on port " + port, e);
+        }
+    }
+
+    /**
+     * Sends one command (RESP2 array of bulk strings) on a connection of its own; the reply as a list: one element
+     * for a simple string, integer or bulk string, the elements of an array (null for a nil). An error reply throws.
+     */
+    private List<String> command(String... args) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(LOOPBACK, port), 500);
+            socket.setSoTimeout(2_000);
+            StringBuilder request = new StringBuilder("*").append(args.length).append("\r\n");
+            for (String arg : args) {
+                byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+                request.append('$').append(bytes.length).append("\r\n").append(arg).append("\r\n");
+            }
+            OutputStream out = socket.getOutputStream();
+            out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            InputStream in = new java.io.BufferedInputStream(socket.getInputStream());
+            String head = line(in);
+            List<String> reply = new java.util.ArrayList<>();
+            switch (head.charAt(0)) {
+                case '+', ':' -> reply.add(head.substring(1));
+                case '$' -> reply.add(bulk(in, head));
+                case '*' -> {
+                    int count = Integer.parseInt(head.substring(1));
+                    for (int i = 0; i < count; i++) {
+                        reply.add(bulk(in, line(in)));
+                    }
+                }
+                default -> throw new IOException("redis error: " + head);
+            }
+            return reply;
+        }
+    }
+
+    private static String bulk(InputStream in, String head) throws IOException {
+        int length = Integer.parseInt(head.substring(1));
+        if (length < 0) {
+            return null;
+        }
+        String value = new String(in.readNBytes(length), StandardCharsets.UTF_8);
+        in.readNBytes(2);
+        return value;
+    }
+
+    private static String line(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        int c;
+        while ((c = in.read()) != '\r') {
+            if (c < 0) {
+                throw new IOException("connection closed");
+            }
+            line.append((char) c);
+        }
+        in.read();
+        return line.toString();
     }
 
     private boolean accepts() {

@@ -1,0 +1,19 @@
+package io.flashstock.faults;
+
+import io.flashstock.deduction.StrategyProfiles;
+import io.flashstock.testsupport.FaultyRedisResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+
+/** {@link RedisFaults} under {@code redis-lua} with write-through persistence. */
+@QuarkusTest
+@TestProfile(StrategyProfiles.RedisLuaWriteThrough.class)
+@WithTestResource(FaultyRedisResource.class)
+class RedisLuaWriteThroughRedisFaultsTest extends RedisFaults {
+
+    @Override
+    boolean keepsHotStock() {
+        return true;
+    }
+}
