@@ -72,7 +72,7 @@ public final class DbPurchase {
 
     /** A new RESERVED order for the command, not yet persisted. */
     public static PurchaseOrder newOrder(PurchaseCommand command, Instant now, Duration ttl) {
-        return PurchaseOrder.reserved(OrderIds.next(), command.sku(), command.userId(), command.quantity(),
+        return PurchaseOrder.reserved(OrderIds.next(command.sku()), command.sku(), command.userId(), command.quantity(),
                 command.idempotencyKey(), command.fingerprint(), now, ttl);
     }
 

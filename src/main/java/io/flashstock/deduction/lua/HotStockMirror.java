@@ -1,5 +1,6 @@
 package io.flashstock.deduction.lua;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +29,8 @@ public class HotStockMirror implements StockMirror {
     private static final Logger LOG = Logger.getLogger(HotStockMirror.class);
     /** What the mirror scripts answer for an item without hot stock. */
     private static final long COLD = -1;
+    /** Longest an order lookup waits for a relay round under way before answering 503 (retry). */
+    private static final Duration LOOKUP_WAIT = Duration.ofSeconds(2);
 
     private final RedisDataSource redis;
     private final HotStockScripts scripts;
@@ -120,7 +123,9 @@ public class HotStockMirror implements StockMirror {
             return false;
         }
         try {
-            return relay.drainAll() > 0;
+            return !relay.drainFor(orderId, LOOKUP_WAIT).isEmpty();
+        } catch (UnavailableException e) {
+            throw e;
         } catch (RuntimeException e) {
             throw new UnavailableException("Recent orders cannot be read now; try again.", e);
         }

@@ -8,11 +8,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.ActiveStrategy;
 import io.flashstock.deduction.StrategyName;
 import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
+import io.flashstock.error.UnavailableException;
+import io.flashstock.order.OrderIds;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,8 +34,9 @@ import org.jboss.logging.Logger;
  * no other persists or takes back): first those it holds already (a round that failed before settling); in
  * write-behind, new entries, as soon as a purchase wakes it, in batches of {@code flashstock.lua.relay-batch-size};
  * in both modes, entries held unsettled for {@code flashstock.lua.claim-after} by Redis's clock, whoever held them:
- * its pod crashed, or its write-through request died before persisting it. {@link #drainAll()} and {@link #drain}
- * take everything at once (an order looked up right after its 201; a hot stock about to be rebuilt).
+ * its pod crashed, or its write-through request died before persisting it. {@link #drainFor} and {@link #drain}
+ * take everything of one item at once (a hot stock about to be rebuilt; an order looked up right after its 201,
+ * whose id names its item's tag).
  *
  * <p>Metrics: {@code flashstock.relay.persisted}, {@code flashstock.relay.rejected}, {@code flashstock.relay.pending}
  * (entries seen unpersisted in the last round) and {@code flashstock.relay.lag} (age of the oldest, seconds).
@@ -49,6 +53,10 @@ public class OrderRelay {
     private final PodIdentity pod;
     private final boolean writeBehind;
     private final Set<String> skus = ConcurrentHashMap.newKeySet();
+    /** The tracked items by the tag their order ids carry ({@link OrderIds#itemTag}). */
+    private final Map<Integer, Set<String>> skusByTag = new ConcurrentHashMap<>();
+    /** One round or drain at a time; a lookup waits for it only so long. */
+    private final ReentrantLock rounds = new ReentrantLock();
     private final Semaphore wake = new Semaphore(0);
     private final Counter persisted;
     private final Counter rejected;
@@ -109,7 +117,9 @@ public class OrderRelay {
 
     /** An item whose stream this pod's relay looks at. */
     void track(String sku) {
-        skus.add(sku);
+        if (skus.add(sku)) {
+            skusByTag.computeIfAbsent(OrderIds.itemTag(sku), tag -> ConcurrentHashMap.newKeySet()).add(sku);
+        }
     }
 
     Set<String> knownSkus() {
@@ -123,9 +133,36 @@ public class OrderRelay {
         }
     }
 
-    /** Persists every pending order of every item now; returns how many were inserted. */
-    public int drainAll() {
-        return round(true);
+    /**
+     * Persists every pending order of the items {@code orderId} can belong to (those whose tag it carries: one, or
+     * a few that share a tag; none for an id that is not ours), waiting at most {@code wait} for a relay round
+     * under way. Returns those items. An order looked up right after its 201 is then in MySQL, and a made-up id
+     * costs at most the same, never a pass over every item.
+     *
+     * @throws UnavailableException when a round did not finish within {@code wait}
+     */
+    public Set<String> drainFor(String orderId, java.time.Duration wait) {
+        Set<String> candidates = OrderIds.itemTagOf(orderId).stream()
+                .mapToObj(tag -> skusByTag.getOrDefault(tag, Set.of())).findFirst().orElse(Set.of());
+        if (candidates.isEmpty()) {
+            return Set.of();
+        }
+        try {
+            if (!rounds.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new UnavailableException("Recent orders cannot be read now; try again.");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UnavailableException("Recent orders cannot be read now; try again.", e);
+        }
+        try {
+            for (String sku : candidates) {
+                item(sku, true, new long[3]);
+            }
+            return Set.copyOf(candidates);
+        } finally {
+            rounds.unlock();
+        }
     }
 
     private void loop() {
@@ -134,7 +171,7 @@ public class OrderRelay {
             try {
                 wake.tryAcquire(interval, TimeUnit.MILLISECONDS);
                 wake.drainPermits();
-                round(false);
+                round();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -146,19 +183,28 @@ public class OrderRelay {
     }
 
     /** Persists every pending order of one item now, whoever wrote it (before its hot stock is rebuilt). */
-    public synchronized void drain(String sku) {
-        item(sku, true, new long[3]);
+    public void drain(String sku) {
+        rounds.lock();
+        try {
+            item(sku, true, new long[3]);
+        } finally {
+            rounds.unlock();
+        }
     }
 
-    /** One pass over the items; {@code everything} ignores whose and how old an entry is. */
-    private synchronized int round(boolean everything) {
+    /** One pass over the items. */
+    private void round() {
         long[] tally = new long[3]; // inserted, read and not settled, oldest of those (ms)
-        for (String sku : skus) {
-            item(sku, everything, tally);
+        rounds.lock();
+        try {
+            for (String sku : skus) {
+                item(sku, false, tally);
+            }
+        } finally {
+            rounds.unlock();
         }
         pending.set(tally[1]);
         oldestMillis.set(tally[1] == 0 ? 0 : tally[2]);
-        return (int) tally[0];
     }
 
     /** Persists the item's entries this relay takes: those it holds, new ones (write-behind), idle ones. */

@@ -80,7 +80,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
     @Override
     public PurchaseOutcome purchase(PurchaseCommand command) {
         Instant now = Timestamps.now();
-        String orderId = OrderIds.next();
+        String orderId = OrderIds.next(command.sku());
         Decision decision = hotStock.purchase(command, orderId, now, now.plus(reservationTtl));
         switch (decision.reply()) {
             case OK -> {

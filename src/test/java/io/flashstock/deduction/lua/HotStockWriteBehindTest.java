@@ -6,14 +6,18 @@ import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.stream.Collectors;
 
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.deduction.lua.OrderRelay;
+import io.flashstock.order.OrderIds;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
@@ -78,5 +82,22 @@ class HotStockWriteBehindTest extends HotStockResilience {
             given().get("/orders/" + id).then().statusCode(200);
         }
         assertEquals(20, ids.size());
+    }
+
+    /**
+     * Looking up an id not in MySQL drains only the items the id can belong to (its item tag), never every item:
+     * before, any recent-looking id, made up or not, made the relay pass over every item it knew.
+     */
+    @Test
+    void aLookupDrainsOnlyTheItemsItsIdNames() {
+        String sku = newSku("tagged");
+        createItem(sku, 5, 0);
+        given().contentType("application/json").body("{\"userId\":\"t\",\"quantity\":1}")
+                .post("/items/" + sku + "/purchases").then().statusCode(201);
+        Set<String> drained = relay.drainFor(OrderIds.next(sku), Duration.ofSeconds(2));
+        assertTrue(drained.contains(sku), drained.toString());
+        assertTrue(drained.stream().allMatch(s -> OrderIds.itemTag(s) == OrderIds.itemTag(sku)), drained.toString());
+        assertEquals(Set.of(), relay.drainFor(UUID.randomUUID().toString(), Duration.ofSeconds(2)), "not our id");
+        given().get("/orders/" + OrderIds.next(sku)).then().statusCode(404);
     }
 }

@@ -48,7 +48,7 @@ class HotStockWriteThroughTest extends HotStockResilience {
         PurchaseCommand command = new PurchaseCommand(sku, "late", 2, null, null);
 
         // It ran before the caller gave up: taken back.
-        String ran = OrderIds.next();
+        String ran = OrderIds.next(sku);
         assertEquals(PurchaseReply.OK, hotStock.purchase(command, ran, now, now.plusSeconds(60)).reply());
         assertEquals("8", hot(sku).get("available"));
         assertEquals(PendingStream.Undo.UNDONE, stream.abandon(sku, ran, null, pod.id()));
@@ -56,7 +56,7 @@ class HotStockWriteThroughTest extends HotStockResilience {
         assertEquals("0", hot(sku).get("reserved"));
 
         // It was still queued when the caller gave up: it never runs.
-        String queued = OrderIds.next();
+        String queued = OrderIds.next(sku);
         assertEquals(PendingStream.Undo.NEVER_RAN, stream.abandon(sku, queued, null, pod.id()));
         assertEquals(PurchaseReply.VOID, hotStock.purchase(command, queued, now, now.plusSeconds(60)).reply());
         assertEquals("10", hot(sku).get("available"));
@@ -74,7 +74,7 @@ class HotStockWriteThroughTest extends HotStockResilience {
         createItem(sku, 10, 0);
         Instant now = Instant.now();
         PurchaseCommand command = new PurchaseCommand(sku, "held", 1, null, null);
-        String orderId = OrderIds.next();
+        String orderId = OrderIds.next(sku);
         assertEquals(PurchaseReply.OK, hotStock.purchase(command, orderId, now, now.plusSeconds(60)).reply());
 
         // A relay takes the idle entry over (as after claim-after), then the request tries to give up on it.
