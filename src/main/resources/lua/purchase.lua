@@ -11,8 +11,9 @@
 -- ARGV[8] Idempotency-Key, '' without one   ARGV[9] id of the pod that answers
 -- ARGV[10] 'OWN' (write-through): the answering pod's request takes its entry at once (consumer ARGV[9]), so no
 --          relay can read it while the request persists it; '' (write-behind): the relays read it
+-- ARGV[11] most entries the item's stream may hold (write-behind's bound on what Redis data loss can take), 0: none
 -- Returns {'OK', streamEntryId} | {'REPLAY', orderId, createdAt, expiresAt} | {'KEY_REUSED'} | {'SOLD_OUT'}
---       | {'LIMIT', limit} | {'COLD'} (no stock hash: Redis lost it or the item was never warmed) | {'VOID'}
+--       | {'LIMIT', limit} | {'BUSY'} (the stream is full: the relays lag behind) | {'COLD'} (no stock hash: Redis lost it or the item was never warmed) | {'VOID'}
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return {'COLD'}
 end
@@ -34,6 +35,10 @@ local quantity = tonumber(ARGV[3])
 local counters = redis.call('HMGET', KEYS[1], 'available', 'limit')
 if tonumber(counters[1]) < quantity then
   return {'SOLD_OUT'}
+end
+local cap = tonumber(ARGV[11])
+if cap > 0 and redis.call('XLEN', KEYS[4]) >= cap then
+  return {'BUSY'}
 end
 local limit = tonumber(counters[2])
 if limit > 0 then

@@ -131,6 +131,14 @@ public interface FlashstockConfig {
         @WithDefault("24h")
         Duration idempotencyTtl();
 
+        /**
+         * Write-behind: most acknowledged orders of one item that may wait in Redis for MySQL. Past it, purchases of
+         * the item get 503 {@code unavailable} (nothing deducted) until the relays catch up. It bounds what
+         * write-behind can lose per item when Redis loses its data; 0 removes the bound.
+         */
+        @WithDefault("500")
+        int maxPending();
+
         /** Most pending orders the relay persists in one MySQL transaction. */
         @WithDefault("500")
         int relayBatchSize();

@@ -2,6 +2,7 @@ package io.flashstock.faults;
 
 import static io.flashstock.testsupport.Shop.newSku;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import java.util.List;
@@ -30,6 +31,12 @@ abstract class RedisFaults {
     boolean keepsHotStock() {
         return false;
     }
+
+    /**
+     * Write-behind's bound on acknowledged orders lost per item with Redis's data: {@code flashstock.lua.max-pending}
+     * (its default), the most orders of one item that may wait in Redis for MySQL.
+     */
+    private static final int MAX_PENDING = 500;
 
     /** Whether acknowledged orders may be lost with Redis's data (write-behind). */
     boolean losesPendingOrdersWithRedisData() {
@@ -70,6 +77,7 @@ abstract class RedisFaults {
         int lost = FaultySale.verify(sku, STOCK, result, losesData && losesPendingOrdersWithRedisData());
         System.out.printf("[fault] %s Redis %s: %s, slowest %d ms, %d acknowledged orders lost%n",
                 getClass().getSimpleName(), fault, result.statuses(), result.slowestMillis(), lost);
+        assertTrue(lost <= MAX_PENDING, lost + " acknowledged orders lost, more than max-pending allows");
         if (keepsHotStock()) {
             awaitHotStockAgrees(sku);
         }

@@ -35,6 +35,7 @@ public class HotStock {
     private final long idempotencyTtlSeconds;
     /** Write-through: the request takes its stream entry at purchase time (see {@code lua/purchase.lua}). */
     private final String claim;
+    private final String maxPending;
 
     HotStock(RedisDataSource redis, HotStockWarmer warmer, HotStockScripts scripts, OrderRelay relay,
             PendingStream stream, PodIdentity pod, FlashstockConfig config) {
@@ -45,7 +46,9 @@ public class HotStock {
         this.stream = stream;
         this.pod = pod;
         this.idempotencyTtlSeconds = Math.max(1, config.lua().idempotencyTtl().toSeconds());
-        this.claim = config.lua().persistence() == FlashstockConfig.Persistence.WRITE_THROUGH ? "OWN" : "";
+        boolean writeThrough = config.lua().persistence() == FlashstockConfig.Persistence.WRITE_THROUGH;
+        this.claim = writeThrough ? "OWN" : "";
+        this.maxPending = writeThrough ? "0" : Integer.toString(config.lua().maxPending());
     }
 
     /** What the purchase script decided, with what the reply carries for it. */
@@ -96,7 +99,8 @@ public class HotStock {
                             command.fingerprint() == null ? "" : command.fingerprint(),
                             Long.toString(createdAt.getEpochSecond()), Long.toString(expiresAt.getEpochSecond()),
                             Long.toString(idempotencyTtlSeconds),
-                            command.idempotencyKey() == null ? "" : command.idempotencyKey(), pod.id(), claim));
+                            command.idempotencyKey() == null ? "" : command.idempotencyKey(), pod.id(), claim,
+                            maxPending));
         } catch (RuntimeException e) {
             throw abandoned(command, orderId, e);
         }

@@ -12,6 +12,8 @@ public enum PurchaseReply {
     SOLD_OUT,
     /** The user would go over the item's limit: nothing deducted. */
     LIMIT,
+    /** The item's stream holds {@code flashstock.lua.max-pending} entries already (write-behind): nothing deducted. */
+    BUSY,
     /** This order id was given up on already (a tombstone): nothing deducted. */
     VOID,
     /** Redis has no hot stock for the item (unknown item, or Redis lost its data): nothing deducted. */

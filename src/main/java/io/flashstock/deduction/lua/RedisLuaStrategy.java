@@ -24,6 +24,7 @@ import io.flashstock.order.OrderStatus;
 import io.flashstock.order.OrderView;
 import io.flashstock.order.PurchaseOrder;
 import io.flashstock.support.Timestamps;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -56,6 +57,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
     private final Duration reservationTtl;
     private final boolean writeThrough;
     private final Combiner<PendingOrder, Outcome> combiner;
+    private final Counter busy;
 
     RedisLuaStrategy(HotStock hotStock, OrderRelay relay, PendingOrderWriter writer, PendingStream stream,
             PodIdentity pod, FlashstockConfig config, MeterRegistry registry) {
@@ -70,6 +72,10 @@ public class RedisLuaStrategy implements DeductionStrategy {
                 DistributionSummary.builder("flashstock.lua.write-through.batch.size")
                         .description("Orders persisted together in one write-through transaction")
                         .register(registry));
+        this.busy = Counter.builder("flashstock.lua.busy")
+                .description("Write-behind purchases refused with 503 because the item's pending orders reached "
+                        + "flashstock.lua.max-pending (the relays lag behind)")
+                .register(registry);
     }
 
     @Override
@@ -92,6 +98,11 @@ public class RedisLuaStrategy implements DeductionStrategy {
             case KEY_REUSED -> throw FlashstockException.keyReused();
             case SOLD_OUT -> throw FlashstockException.soldOut(command.sku(), command.quantity());
             case LIMIT -> throw FlashstockException.purchaseLimit(command.sku(), decision.limit());
+            case BUSY -> {
+                busy.increment();
+                throw new UnavailableException("Orders of this item are still being recorded; nothing was changed, "
+                        + "try again.");
+            }
             // VOID: this order id was given up on already, which cannot happen for a fresh id; COLD never returns.
             case VOID, COLD -> throw new UnavailableException(
                     "The purchase was abandoned; nothing was changed, try again.");
