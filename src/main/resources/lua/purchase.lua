@@ -1,5 +1,6 @@
 -- redis-lua: one purchase, decided atomically. Every key comes through KEYS; all share the item's {sku} hash tag.
--- KEYS[1] fs:{sku}:stock    hash: stock, available, reserved, sold, limit, seq (bumped by every change)
+-- KEYS[1] fs:{sku}:stock    hash: stock, available, reserved, sold, limit, seq (bumped by every change), epoch (set
+--                           by each warm-up; each entry records it, see settle_entries.lua)
 -- KEYS[2] fs:{sku}:users    hash: userId -> units in RESERVED + CONFIRMED orders (kept when limit > 0)
 -- KEYS[3] fs:{sku}:held     hash: orderId -> "userId quantity [streamEntryId]" of each RESERVED order
 -- KEYS[4] fs:{sku}:orders   stream: orders acknowledged here and not yet in MySQL (the durable pending record),
@@ -12,7 +13,7 @@
 -- ARGV[10] 'OWN' (write-through): the answering pod's request takes its entry at once (consumer ARGV[9]), so no
 --          relay can read it while the request persists it; '' (write-behind): the relays read it
 -- ARGV[11] most entries the item's stream may hold (write-behind's bound on what Redis data loss can take), 0: none
--- Returns {'OK', streamEntryId} | {'REPLAY', orderId, createdAt, expiresAt} | {'KEY_REUSED'} | {'SOLD_OUT'}
+-- Returns {'OK', streamEntryId, epoch} | {'REPLAY', orderId, createdAt, expiresAt} | {'KEY_REUSED'} | {'SOLD_OUT'}
 --       | {'LIMIT', limit} | {'BUSY'} (the stream is full: the relays lag behind) | {'COLD'} (no stock hash: Redis lost it or the item was never warmed) | {'VOID'}
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return {'COLD'}
@@ -32,7 +33,8 @@ if fingerprint ~= '' then
   end
 end
 local quantity = tonumber(ARGV[3])
-local counters = redis.call('HMGET', KEYS[1], 'available', 'limit')
+local counters = redis.call('HMGET', KEYS[1], 'available', 'limit', 'epoch')
+local epoch = counters[3] or ''
 if tonumber(counters[1]) < quantity then
   return {'SOLD_OUT'}
 end
@@ -55,7 +57,7 @@ if redis.call('EXISTS', KEYS[4]) == 0 then
   redis.call('XGROUP', 'CREATE', KEYS[4], 'relay', '0', 'MKSTREAM')
 end
 local entry = redis.call('XADD', KEYS[4], '*', 'id', ARGV[1], 'user', ARGV[2], 'qty', quantity,
-  'key', ARGV[8], 'fp', fingerprint, 'created', ARGV[5], 'expires', ARGV[6], 'pod', ARGV[9])
+  'key', ARGV[8], 'fp', fingerprint, 'created', ARGV[5], 'expires', ARGV[6], 'pod', ARGV[9], 'ep', epoch)
 if ARGV[10] == 'OWN' then
   -- Every write-through purchase takes what is new, so what is new now is this entry alone.
   redis.call('XREADGROUP', 'GROUP', 'relay', ARGV[9], 'COUNT', '100', 'STREAMS', KEYS[4], '>')
@@ -64,4 +66,4 @@ redis.call('HSET', KEYS[3], ARGV[1], ARGV[2] .. ' ' .. quantity .. ' ' .. entry)
 if fingerprint ~= '' then
   redis.call('SET', KEYS[5], ARGV[1] .. ' ' .. fingerprint .. ' ' .. ARGV[5] .. ' ' .. ARGV[6], 'EX', ARGV[7])
 end
-return {'OK', entry}
+return {'OK', entry, epoch}

@@ -1,10 +1,53 @@
--- redis-lua: entries whose orders are in MySQL now leave the item's pending stream: acknowledged in the consumer
--- group 'relay' and deleted in one step, so that no entry is ever left acknowledged but still in the stream.
--- KEYS[1] fs:{sku}:orders stream
--- ARGV    the entry ids
--- Returns the number of entries deleted.
-if #ARGV == 0 or redis.call('EXISTS', KEYS[1]) == 0 then
+-- redis-lua: orders just committed in MySQL leave the item's pending stream (acknowledged in the consumer group
+-- 'relay' and deleted in one step, so no entry is ever left acknowledged but still in the stream), and the hot stock
+-- takes in the ones it does not know: orders acknowledged before Redis lost its data whose commit landed after the
+-- MySQL snapshot the item was re-warmed from. Without that, Redis would sell their units a second time.
+-- KEYS[1] fs:{sku}:orders stream   KEYS[2] fs:{sku}:stock hash   KEYS[3] fs:{sku}:held hash
+-- KEYS[4] fs:{sku}:users hash      KEYS[5] fs:{sku}:late hash: commits seen while the item was cold
+-- ARGV[1] the item's MySQL version right after the commit (0: nothing was inserted)   ARGV[2] n, the entry count
+-- ARGV[3 .. 2+n] the entry ids, then for each order inserted by the commit: orderId, userId, quantity, epoch (the
+--                hot stock's 'epoch' the order was acknowledged under)
+-- Returns the number of orders the hot stock took in (or set aside for the warm-up when cold).
+local n = tonumber(ARGV[2])
+if n > 0 and redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('XACK', KEYS[1], 'relay', unpack(ARGV, 3, 2 + n))
+  redis.call('XDEL', KEYS[1], unpack(ARGV, 3, 2 + n))
+end
+local version = tonumber(ARGV[1])
+if version == 0 then
   return 0
 end
-redis.call('XACK', KEYS[1], 'relay', unpack(ARGV))
-return redis.call('XDEL', KEYS[1], unpack(ARGV))
+local taken = 0
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  -- Cold: the warm-up to come applies these if its snapshot predates them (warm.lua).
+  for i = 3 + n, #ARGV, 4 do
+    redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 1] .. ' ' .. ARGV[i + 2] .. ' ' .. version)
+    taken = taken + 1
+  end
+  if taken > 0 then
+    redis.call('EXPIRE', KEYS[5], 86400)
+  end
+  return taken
+end
+local state = redis.call('HMGET', KEYS[2], 'epoch', 'wver', 'limit')
+if not state[1] or version <= tonumber(state[2] or '0') then
+  -- The hot stock's counters were read from MySQL after this commit (they have it), or it predates epochs.
+  return 0
+end
+for i = 3 + n, #ARGV, 4 do
+  -- Same epoch: the purchase script counted the order itself. Held: counted already (snapshot or earlier call).
+  if ARGV[i + 3] ~= state[1] and redis.call('HEXISTS', KEYS[3], ARGV[i]) == 0 then
+    local quantity = tonumber(ARGV[i + 2])
+    redis.call('HINCRBY', KEYS[2], 'available', -quantity)
+    redis.call('HINCRBY', KEYS[2], 'reserved', quantity)
+    redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1] .. ' ' .. quantity)
+    if tonumber(state[3] or '0') > 0 then
+      redis.call('HINCRBY', KEYS[4], ARGV[i + 1], quantity)
+    end
+    taken = taken + 1
+  end
+end
+if taken > 0 then
+  redis.call('HINCRBY', KEYS[2], 'seq', 1)
+end
+return taken

@@ -1,12 +1,33 @@
 -- redis-lua: create an item's hot stock from MySQL's counters, only where it does not exist. Never overwrites a
 -- live item, never flushes anything. The held and users hashes were filled just before, under the item's lock.
--- KEYS[1] stock hash
+-- KEYS[1] stock hash   KEYS[2] held hash   KEYS[3] users hash   KEYS[4] late hash (see settle_entries.lua)
 -- ARGV[1] stock   ARGV[2] available   ARGV[3] reserved   ARGV[4] sold   ARGV[5] per-user limit
 -- ARGV[6] the item's MySQL version in that snapshot ('wver': mirrored changes up to it are in the snapshot)
+-- The new hot stock gets a fresh 'epoch' (Redis's clock): orders acknowledged under another epoch and committed
+-- after the snapshot are taken in when their commit settles, or here from the late hash if that came first.
 -- Returns 1 when created, 0 when the item was warm already.
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
-redis.call('HSET', KEYS[1], 'stock', ARGV[1], 'available', ARGV[2], 'reserved', ARGV[3], 'sold', ARGV[4],
-  'limit', ARGV[5], 'wver', ARGV[6], 'seq', 0)
+local now = redis.call('TIME')
+local wver = tonumber(ARGV[6])
+local available = tonumber(ARGV[2])
+local reserved = tonumber(ARGV[3])
+local limit = tonumber(ARGV[5])
+local late = redis.call('HGETALL', KEYS[4])
+for i = 1, #late, 2 do
+  local user, quantity, version = string.match(late[i + 1], '^(%S+) (%d+) (%d+)$')
+  quantity = tonumber(quantity)
+  if tonumber(version) > wver and redis.call('HEXISTS', KEYS[2], late[i]) == 0 then
+    available = available - quantity
+    reserved = reserved + quantity
+    redis.call('HSET', KEYS[2], late[i], user .. ' ' .. quantity)
+    if limit > 0 then
+      redis.call('HINCRBY', KEYS[3], user, quantity)
+    end
+  end
+end
+redis.call('DEL', KEYS[4])
+redis.call('HSET', KEYS[1], 'stock', ARGV[1], 'available', available, 'reserved', reserved, 'sold', ARGV[4],
+  'limit', ARGV[5], 'wver', ARGV[6], 'seq', 0, 'epoch', now[1] .. '.' .. now[2])
 return 1

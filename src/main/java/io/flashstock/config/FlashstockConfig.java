@@ -34,6 +34,14 @@ public interface FlashstockConfig {
     @WithDefault("16K")
     io.quarkus.runtime.configuration.MemorySize maxBodySize();
 
+    /**
+     * Longest a purchase that joined another request's batch (db-optimistic, redis-lua write-through) waits for it.
+     * Past it the batch may still commit the order, so the answer is 503 {@code outcome-unknown}; a retry with the
+     * same Idempotency-Key returns the order if it was stored. Keep it above the JDBC socket timeout.
+     */
+    @WithDefault("6s")
+    Duration decideWithin();
+
     /** Seconds sent in {@code Retry-After} with a 503 {@code unavailable}. */
     @WithDefault("1")
     int retryAfterSeconds();

@@ -9,9 +9,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
+import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
 import io.micrometer.core.instrument.DistributionSummary;
 import org.jboss.logging.Logger;
@@ -25,7 +27,9 @@ import org.jboss.logging.Logger;
  * <p>The batch function returns one {@link Result} per request, in order: the answer, or the refusal that answers
  * that request alone. If the batch function itself throws (anything, errors included), every request of the batch
  * is answered with it: no request ever waits for a batch that died. A request that cannot take the lane within
- * {@code maxWait} and was not taken by a batch yet gets 503.
+ * {@code maxWait} and was not taken by a batch yet gets 503 (nothing changed). A request taken by another request's
+ * batch waits for it at most {@code decideWithin} from its arrival; past it, the batch may still commit it, so the
+ * answer is 503 {@code outcome-unknown} (a retry with the same Idempotency-Key gets the truth).
  *
  * @param <C> a request
  * @param <R> its answer
@@ -37,22 +41,25 @@ public final class Combiner<C, R> {
     private final Map<String, Lane<C, R>> lanes = new ConcurrentHashMap<>();
     private final int maxBatch;
     private final long maxWaitNanos;
+    private final long decideWithinNanos;
     private final DistributionSummary batchSizes;
 
-    public Combiner(int maxBatch, Duration maxWait, DistributionSummary batchSizes) {
+    public Combiner(int maxBatch, Duration maxWait, Duration decideWithin, DistributionSummary batchSizes) {
         this.maxBatch = Math.max(1, maxBatch);
         this.maxWaitNanos = maxWait.toNanos();
+        this.decideWithinNanos = decideWithin.toNanos();
         this.batchSizes = batchSizes;
     }
 
     /** Runs {@code request} in a batch of requests for the same key; returns its answer or throws its refusal. */
     public R submit(String key, C request, Function<List<C>, List<Result<R>>> batch) {
         Lane<C, R> lane = lanes.computeIfAbsent(key, k -> new Lane<>());
+        long deadline = System.nanoTime() + decideWithinNanos;
         Pending<C, R> mine = new Pending<>(request);
         lane.queue.add(mine);
         boolean locked;
         try {
-            locked = lane.lock.tryLock(maxWaitNanos, TimeUnit.NANOSECONDS);
+            locked = lane.lock.tryLock(Math.min(maxWaitNanos, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             locked = false;
@@ -62,7 +69,7 @@ public final class Combiner<C, R> {
                 throw new UnavailableException("Too many concurrent purchases of this item; nothing was changed, "
                         + "try again.");
             }
-            return await(mine); // a batch has taken it already
+            return await(mine, deadline); // a batch has taken it already
         }
         try {
             while (!mine.result.isDone()) {
@@ -71,7 +78,7 @@ public final class Combiner<C, R> {
         } finally {
             lane.lock.unlock();
         }
-        return await(mine);
+        return await(mine, deadline);
     }
 
     private void runBatch(Lane<C, R> lane, Function<List<C>, List<Result<R>>> batch) {
@@ -100,10 +107,12 @@ public final class Combiner<C, R> {
         }
     }
 
-    private R await(Pending<C, R> pending) {
+    private R await(Pending<C, R> pending, long deadline) {
         Result<R> result;
         try {
-            result = pending.result.get();
+            result = pending.result.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw FlashstockException.outcomeUnknown(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new UnavailableException("Interrupted while waiting for the purchase; try again.", e);

@@ -113,6 +113,15 @@ public class Item extends PanacheEntityBase {
                 Parameters.with("quantity", quantity), now);
     }
 
+    /**
+     * The item's version as the current transaction sees it: right after a counter change in the same transaction,
+     * the version that change gave it (the row stays locked until commit).
+     */
+    public static long currentVersion(String sku) {
+        return getEntityManager().createQuery("select i.version from Item i where i.sku = :sku", Long.class)
+                .setParameter("sku", sku).getSingleResult();
+    }
+
     /** The one bulk update of an item's counters: every change bumps the version and the update time. */
     private static int changeCounters(String sku, String assignments, String condition, Parameters parameters,
             Instant now) {

@@ -39,6 +39,14 @@ public final class RedisKeys {
         return prefix(sku) + "held";
     }
 
+    /**
+     * Orders committed in MySQL while the item's hot stock was missing (redis-lua): orderId → "userId quantity
+     * version"; the next warm-up takes in those its MySQL snapshot predates.
+     */
+    public static String late(String sku) {
+        return prefix(sku) + "late";
+    }
+
     /** Stream of acknowledged orders not yet in MySQL (redis-lua). */
     public static String orders(String sku) {
         return prefix(sku) + "orders";

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -39,7 +40,7 @@ class CombinerTest {
 
     @Test
     void concurrentRequestsAreBatchedAndEachGetsItsOwnAnswer() throws Exception {
-        Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), sizes);
+        Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), Duration.ofSeconds(30), sizes);
         CountDownLatch firstBatchRunning = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Function<List<Integer>, List<Result<String>>> batch = requests -> {
@@ -73,7 +74,7 @@ class CombinerTest {
 
     @Test
     void aBatchThatThrowsAnswersEveryRequestOfIt() {
-        Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), sizes);
+        Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), Duration.ofSeconds(30), sizes);
         IllegalStateException failure = new IllegalStateException("database gone");
         IllegalStateException thrown = assertThrows(IllegalStateException.class,
                 () -> combiner.submit("item", 1, requests -> {
@@ -84,7 +85,7 @@ class CombinerTest {
 
     @Test
     void anErrorInABatchLeavesNoRequestWaiting() throws Exception {
-        Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), sizes);
+        Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), Duration.ofSeconds(30), sizes);
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Function<List<Integer>, List<Result<String>>> dying = requests -> {
@@ -109,13 +110,13 @@ class CombinerTest {
 
     @Test
     void aBatchAnsweringTooFewRequestsFailsTheRestInsteadOfHanging() {
-        Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), sizes);
+        Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), Duration.ofSeconds(30), sizes);
         assertThrows(IllegalStateException.class, () -> combiner.submit("item", 1, requests -> List.of()));
     }
 
     @Test
     void keysDoNotShareBatches() throws Exception {
-        Combiner<String, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), sizes);
+        Combiner<String, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), Duration.ofSeconds(30), sizes);
         List<Future<String>> answers = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             String key = "item-" + (i % 4);
@@ -132,6 +133,59 @@ class CombinerTest {
     private static void await(CountDownLatch latch) {
         try {
             latch.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * A request taken by another request's batch that hangs (a MySQL that does not answer) is answered
+     * outcome-unknown once its own decideWithin has passed, not when the batch gives up: its order may still be
+     * committed by that batch, so nothing more definite can be said.
+     */
+    @Test
+    void aRequestInAHungBatchIsAnsweredOutcomeUnknownInTime() throws Exception {
+        Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), Duration.ofSeconds(1), sizes);
+        CountDownLatch queued = new CountDownLatch(1);
+        Function<List<Integer>, List<Result<String>>> slow = requests -> {
+            if (requests.contains(1)) {
+                await(queued); // the first batch ends once the others queue behind it
+            } else {
+                sleep(3_000); // the second batch hangs
+            }
+            return requests.stream().map(r -> Result.of("ok-" + r)).toList();
+        };
+        Future<String> first = pool.submit(() -> combiner.submit("item", 1, slow));
+        Thread.sleep(100);
+        List<Future<String>> answers = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int i = 2; i <= 6; i++) {
+            int request = i;
+            answers.add(pool.submit(() -> combiner.submit("item", request, slow)));
+        }
+        Thread.sleep(100);
+        queued.countDown();
+        assertEquals("ok-1", first.get(5, TimeUnit.SECONDS));
+        int unknown = 0;
+        int decided = 0;
+        for (Future<String> answer : answers) {
+            try {
+                answer.get(5, TimeUnit.SECONDS);
+                decided++; // the request whose thread ran the hung batch
+            } catch (ExecutionException e) {
+                assertTrue(e.getCause() instanceof FlashstockException f
+                        && f.code() == ProblemCode.OUTCOME_UNKNOWN, e.toString());
+                unknown++;
+            }
+        }
+        assertEquals(1, decided);
+        assertEquals(4, unknown);
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(4), "answered in time");
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -25,6 +25,8 @@ abstract class MySqlCut {
             Thread.sleep(3_000);
             FaultyMySqlResource.proxy().open();
         });
+        System.out.printf("[fault] %s MySQL cut: %s, slowest %d ms%n", getClass().getSimpleName(), result.statuses(),
+                result.slowestMillis());
         FaultySale.verify(sku, stock, result);
     }
 }

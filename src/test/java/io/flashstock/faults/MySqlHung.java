@@ -46,6 +46,8 @@ abstract class MySqlHung {
             }
             readyWhileHung[1] = awaitReadiness(200, Duration.ofSeconds(15));
         });
+        System.out.printf("[fault] %s MySQL hung %d ms: %s, slowest %d ms, readiness %d while hung%n",
+                getClass().getSimpleName(), HANG_MILLIS, result.statuses(), result.slowestMillis(), readyWhileHung[0]);
         assertEquals(readinessFollowsMySql() ? 503 : 200, readyWhileHung[0], "readiness while MySQL hangs");
         assertEquals(200, readyWhileHung[1], "readiness once MySQL answers again");
         assertTrue(result.slowestMillis() <= ANSWER_BOUND_MILLIS, "slowest answer " + result.slowestMillis()

@@ -103,6 +103,7 @@ public class RedisLockStrategy implements DeductionStrategy {
         for (int grant = 1; grant <= MAX_GRANTS; grant++) {
             Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
             AtomicReference<PurchaseOutcome> committing = new AtomicReference<>();
+            long attemptStarted = System.nanoTime();
             try (Lease lease = locks.acquire(command.sku(), leaseLength, left)) {
                 try {
                     return QuarkusTransaction.requiringNew().call(() -> {
@@ -122,7 +123,7 @@ public class RedisLockStrategy implements DeductionStrategy {
             } catch (RuntimeException e) {
                 PurchaseOutcome decided = committing.get();
                 if (decided != null && !decided.replayed() && DbErrors.isUnavailable(e)) {
-                    return settle(decided, e); // the commit failed on the way: did it happen?
+                    return settle(decided, e, attemptStarted); // the commit failed on the way: did it happen?
                 }
                 ConflictRetry.rethrowUnlessConflict(e); // a conflict: try again under a new grant
             }
@@ -132,9 +133,9 @@ public class RedisLockStrategy implements DeductionStrategy {
     }
 
     /** A purchase whose commit failed on the way: its order stands if MySQL has it, else nothing was changed. */
-    private static PurchaseOutcome settle(PurchaseOutcome decided, RuntimeException e) {
+    private static PurchaseOutcome settle(PurchaseOutcome decided, RuntimeException e, long attemptStarted) {
         String orderId = decided.order().orderId();
-        if (StoredOrders.among(List.of(orderId), e).contains(orderId)) {
+        if (StoredOrders.among(List.of(orderId), e, attemptStarted).contains(orderId)) {
             return decided;
         }
         throw new UnavailableException("The inventory database failed; nothing was changed, try again.", e);

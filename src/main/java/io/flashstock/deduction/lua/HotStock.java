@@ -53,7 +53,7 @@ public class HotStock {
 
     /** What the purchase script decided, with what the reply carries for it. */
     public record Decision(PurchaseReply reply, String entryId, String orderId, Instant createdAt, Instant expiresAt,
-            int limit) {
+            int limit, String epoch) {
     }
 
     /** Runs the purchase script for a new order id. Redis unreachable or cold → {@link UnavailableException}. */
@@ -106,11 +106,12 @@ public class HotStock {
         }
         PurchaseReply code = PurchaseReply.parse(reply.get(0).toString());
         return switch (code) {
-            case OK -> new Decision(code, reply.get(1).toString(), orderId, createdAt, expiresAt, 0);
+            case OK -> new Decision(code, reply.get(1).toString(), orderId, createdAt, expiresAt, 0,
+                    reply.get(2).toString());
             case REPLAY -> new Decision(code, null, reply.get(1).toString(),
-                    Instant.ofEpochSecond(reply.get(2).toLong()), Instant.ofEpochSecond(reply.get(3).toLong()), 0);
-            case LIMIT -> new Decision(code, null, null, null, null, reply.get(1).toInteger());
-            default -> new Decision(code, null, null, null, null, 0);
+                    Instant.ofEpochSecond(reply.get(2).toLong()), Instant.ofEpochSecond(reply.get(3).toLong()), 0, null);
+            case LIMIT -> new Decision(code, null, null, null, null, reply.get(1).toInteger(), null);
+            default -> new Decision(code, null, null, null, null, 0, null);
         };
     }
 

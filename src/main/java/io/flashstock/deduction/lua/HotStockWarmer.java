@@ -162,7 +162,8 @@ public class HotStockWarmer {
                     (key, first) -> redis.value(String.class).setnx(RedisKeys.idempotency(sku, key), first));
             snapshot.idempotencyKeyTtls().forEach(
                     (key, ttl) -> redis.key().expire(RedisKeys.idempotency(sku, key), ttl));
-            boolean created = scripts.warm.run(redis, List.of(RedisKeys.stock(sku)),
+            boolean created = scripts.warm.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.held(sku),
+                    RedisKeys.users(sku), RedisKeys.late(sku)),
                     List.of(Integer.toString(snapshot.stock()), Integer.toString(snapshot.available()),
                             Integer.toString(snapshot.reserved()), Integer.toString(snapshot.sold()),
                             Integer.toString(snapshot.perUserLimit()), Long.toString(snapshot.version())))

@@ -235,8 +235,9 @@ public class OrderRelay {
         if (entries.isEmpty()) {
             return 0;
         }
-        Map<String, Outcome> outcomes = writer.persist(sku, entries);
-        tally[0] += settle(sku, entries, outcomes);
+        PendingOrderWriter.Persisted result = writer.persist(sku, entries);
+        Map<String, Outcome> outcomes = result.outcomes();
+        tally[0] += settle(sku, entries, result);
         for (PendingOrder entry : entries) {
             if (!outcomes.containsKey(entry.orderId())) {
                 tally[1]++;
@@ -255,7 +256,8 @@ public class OrderRelay {
      * Removes the entries of persisted orders and takes back the ones MySQL did not take. Returns the number
      * inserted.
      */
-    int settle(String sku, List<PendingOrder> orders, Map<String, Outcome> outcomes) {
+    int settle(String sku, List<PendingOrder> orders, PendingOrderWriter.Persisted result) {
+        Map<String, Outcome> outcomes = result.outcomes();
         if (crashAfterCommit) {
             throw new IllegalStateException("test: relay crashed after its MySQL commit");
         }
@@ -289,7 +291,7 @@ public class OrderRelay {
                 }
             }
         }
-        stream.settle(sku, done);
+        stream.settle(sku, done, result.inserted(orders), result.version());
         persisted.increment(inserted);
         return inserted;
     }

@@ -10,9 +10,10 @@ import io.flashstock.order.OrderView;
  *
  * @param entryId the id of its entry in the item's pending-orders stream
  * @param pod     the pod that answered the purchase
+ * @param epoch   the hot stock's epoch it was acknowledged under (each warm-up starts a new one)
  */
 public record PendingOrder(String entryId, String orderId, String sku, String userId, int quantity,
-        String idempotencyKey, String fingerprint, Instant createdAt, Instant expiresAt, String pod) {
+        String idempotencyKey, String fingerprint, Instant createdAt, Instant expiresAt, String pod, String epoch) {
 
     /** Milliseconds since the epoch at which Redis recorded it (the stream entry id's first part). */
     public long recordedAtMillis() {

@@ -52,10 +52,22 @@ public class PendingOrderWriter {
     }
 
     /**
-     * Persists orders of one item; returns the outcome per order id, in the given order. Throws when nothing could
-     * be decided (MySQL unreachable); after a split, an order whose own attempt failed has no outcome (retry it).
+     * What one call of {@link #persist} decided: the outcome per order id, in the given order, and the item's MySQL
+     * version right after the last commit that inserted any of them (0 when none was inserted).
      */
-    public Map<String, Outcome> persist(String sku, List<PendingOrder> orders) {
+    public record Persisted(Map<String, Outcome> outcomes, long version) {
+
+        /** The given orders that were inserted now. */
+        public List<PendingOrder> inserted(List<PendingOrder> orders) {
+            return orders.stream().filter(o -> outcomes.get(o.orderId()) == Outcome.INSERTED).toList();
+        }
+    }
+
+    /**
+     * Persists orders of one item. Throws when nothing could be decided (MySQL unreachable); after a split, an order
+     * whose own attempt failed has no outcome (retry it).
+     */
+    public Persisted persist(String sku, List<PendingOrder> orders) {
         try {
             return retry.inNewTransactions(() -> insert(sku, orders));
         } catch (RuntimeException e) {
@@ -64,9 +76,12 @@ public class PendingOrderWriter {
             }
         }
         Map<String, Outcome> outcomes = new LinkedHashMap<>();
+        long version = 0;
         for (PendingOrder order : orders) {
             try {
-                outcomes.putAll(retry.inNewTransactions(() -> insert(sku, List.of(order))));
+                Persisted one = retry.inNewTransactions(() -> insert(sku, List.of(order)));
+                outcomes.putAll(one.outcomes());
+                version = Math.max(version, one.version());
             } catch (RuntimeException e) {
                 if (DbErrors.isSoldOut(e)) {
                     outcomes.put(order.orderId(), Outcome.SOLD_OUT);
@@ -75,7 +90,7 @@ public class PendingOrderWriter {
                 }
             }
         }
-        return outcomes;
+        return new Persisted(outcomes, version);
     }
 
     /** Whether the order is in MySQL (before taking back an order another writer may have stored meanwhile). */
@@ -83,7 +98,7 @@ public class PendingOrderWriter {
         return QuarkusTransaction.requiringNew().call(() -> PurchaseOrder.exists(orderId));
     }
 
-    private Map<String, Outcome> insert(String sku, List<PendingOrder> orders) {
+    private Persisted insert(String sku, List<PendingOrder> orders) {
         List<String> ids = orders.stream().map(PendingOrder::orderId).toList();
         Set<String> present = new HashSet<>(PurchaseOrder.storedAmong(ids));
         List<String> keys = orders.stream().map(PendingOrder::idempotencyKey).filter(k -> k != null).toList();
@@ -117,10 +132,12 @@ public class PendingOrderWriter {
             units += pending.quantity();
             outcomes.put(pending.orderId(), Outcome.INSERTED);
         }
+        long version = 0;
         if (!fresh.isEmpty()) {
             Item.reserveUnits(sku, units, Timestamps.now());
+            version = Item.currentVersion(sku);
             DbPurchase.insert(fresh); // another pod inserting the same order concurrently: retried, then PRESENT
         }
-        return outcomes;
+        return new Persisted(outcomes, version);
     }
 }

@@ -111,16 +111,32 @@ public class PendingStream {
             orders.add(new PendingOrder(entry.get(0).toString(), fields.get("id"), sku, fields.get("user"),
                     Integer.parseInt(fields.get("qty")), emptyToNull(fields.get("key")), emptyToNull(fields.get("fp")),
                     Instant.ofEpochSecond(Long.parseLong(fields.get("created"))),
-                    Instant.ofEpochSecond(Long.parseLong(fields.get("expires"))), fields.get("pod")));
+                    Instant.ofEpochSecond(Long.parseLong(fields.get("expires"))), fields.get("pod"),
+                    fields.getOrDefault("ep", "")));
         }
         return orders;
     }
 
-    /** Entries whose orders are in MySQL now leave the stream (acknowledged and deleted in one step). */
-    public void settle(String sku, List<String> entryIds) {
-        if (!entryIds.isEmpty()) {
-            scripts.settleEntries.run(redis, List.of(RedisKeys.orders(sku)), entryIds);
+    /**
+     * After a MySQL commit: the entries of orders now in MySQL leave the stream (acknowledged and deleted in one
+     * step), and the hot stock takes in the {@code inserted} orders it does not count (acknowledged before Redis lost
+     * its data, committed after the snapshot it was re-warmed from: {@code lua/settle_entries.lua}).
+     *
+     * @param version the item's MySQL version right after the commit that inserted {@code inserted} (0: none)
+     */
+    public void settle(String sku, List<String> entryIds, List<PendingOrder> inserted, long version) {
+        if (entryIds.isEmpty() && inserted.isEmpty()) {
+            return;
         }
+        List<String> args = new ArrayList<>(2 + entryIds.size() + 4 * inserted.size());
+        args.add(Long.toString(inserted.isEmpty() ? 0 : version));
+        args.add(Integer.toString(entryIds.size()));
+        args.addAll(entryIds);
+        for (PendingOrder order : inserted) {
+            args.addAll(List.of(order.orderId(), order.userId(), Integer.toString(order.quantity()), order.epoch()));
+        }
+        scripts.settleEntries.run(redis, List.of(RedisKeys.orders(sku), RedisKeys.stock(sku), RedisKeys.held(sku),
+                RedisKeys.users(sku), RedisKeys.late(sku)), args);
     }
 
     /**

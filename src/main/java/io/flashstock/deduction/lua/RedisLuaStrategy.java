@@ -18,6 +18,7 @@ import io.flashstock.deduction.StrategyName;
 import io.flashstock.deduction.lua.HotStock.Decision;
 import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
 import io.flashstock.error.FlashstockException;
+import io.flashstock.error.ProblemCode;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.order.OrderIds;
 import io.flashstock.order.OrderStatus;
@@ -56,7 +57,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
     private final PendingStream stream;
     private final Duration reservationTtl;
     private final boolean writeThrough;
-    private final Combiner<PendingOrder, Outcome> combiner;
+    private final Combiner<PendingOrder, Written> combiner;
     private final Counter busy;
 
     RedisLuaStrategy(HotStock hotStock, OrderRelay relay, PendingOrderWriter writer, PendingStream stream,
@@ -69,6 +70,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
         this.reservationTtl = config.reservationTtl();
         this.writeThrough = config.lua().persistence() == FlashstockConfig.Persistence.WRITE_THROUGH;
         this.combiner = new Combiner<>(config.lua().relayBatchSize(), config.optimistic().maxTime(),
+                config.decideWithin(),
                 DistributionSummary.builder("flashstock.lua.write-through.batch.size")
                         .description("Orders persisted together in one write-through transaction")
                         .register(registry));
@@ -109,7 +111,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
         }
         PendingOrder order = new PendingOrder(decision.entryId(), orderId, command.sku(), command.userId(),
                 command.quantity(), command.idempotencyKey(), command.fingerprint(), now, decision.expiresAt(),
-                pod.id());
+                pod.id(), decision.epoch());
         if (!writeThrough) {
             relay.wake();
             return new PurchaseOutcome(order.view(), false);
@@ -119,15 +121,19 @@ public class RedisLuaStrategy implements DeductionStrategy {
 
     /** Write-through: the order in MySQL before answering, or the purchase taken back. */
     private PurchaseOutcome persistNow(PurchaseCommand command, PendingOrder order) {
-        Outcome outcome;
+        Written written;
+        long submitted = System.nanoTime();
         try {
-            outcome = combiner.submit(order.sku(), order, this::persistBatch);
+            written = combiner.submit(order.sku(), order, this::persistBatch);
         } catch (RuntimeException e) {
+            if (e instanceof FlashstockException f && f.code() == ProblemCode.OUTCOME_UNKNOWN) {
+                throw f; // its batch is still running and may commit it: the entry stays for a relay
+            }
             // The commit may have happened with its answer lost, or another pod's relay stored the order: look
             // first, and take the purchase back only if the order is known not to be in MySQL. If MySQL cannot
             // tell, the answer is outcome-unknown and the entry stays pending: the relay persists it (or finds it
             // stored), and a retry with the same Idempotency-Key gets the order.
-            if (StoredOrders.among(List.of(order.orderId()), e).contains(order.orderId())) {
+            if (StoredOrders.among(List.of(order.orderId()), e, submitted).contains(order.orderId())) {
                 return new PurchaseOutcome(order.view(), false);
             }
             if (takenBack(order, true) != PendingStream.Undo.UNDONE) {
@@ -137,10 +143,11 @@ public class RedisLuaStrategy implements DeductionStrategy {
             throw e instanceof FlashstockException f ? f
                     : new UnavailableException("The order could not be stored; nothing was changed, try again.", e);
         }
-        switch (outcome) {
+        switch (written.outcome()) {
             case INSERTED, PRESENT:
                 try {
-                    stream.settle(order.sku(), List.of(order.entryId()));
+                    stream.settle(order.sku(), List.of(order.entryId()),
+                            written.outcome() == Outcome.INSERTED ? List.of(order) : List.of(), written.version());
                 } catch (RuntimeException e) {
                     // Harmless: the order is in MySQL; a relay claims the idle entry, finds it PRESENT, settles it.
                     LOG.debugf("Could not remove persisted entry %s now: %s", order.entryId(), e.toString());
@@ -167,12 +174,16 @@ public class RedisLuaStrategy implements DeductionStrategy {
         }
     }
 
-    private List<Result<Outcome>> persistBatch(List<PendingOrder> batch) {
-        Map<String, Outcome> outcomes = writer.persist(batch.get(0).sku(), batch);
-        List<Result<Outcome>> results = new ArrayList<>(batch.size());
+    /** What became of one order of a write-through batch, and the item's MySQL version after the batch's commit. */
+    private record Written(Outcome outcome, long version) {
+    }
+
+    private List<Result<Written>> persistBatch(List<PendingOrder> batch) {
+        PendingOrderWriter.Persisted persisted = writer.persist(batch.get(0).sku(), batch);
+        List<Result<Written>> results = new ArrayList<>(batch.size());
         for (PendingOrder order : batch) {
-            Outcome outcome = outcomes.get(order.orderId());
-            results.add(outcome != null ? Result.of(outcome)
+            Outcome outcome = persisted.outcomes().get(order.orderId());
+            results.add(outcome != null ? Result.of(new Written(outcome, persisted.version()))
                     : Result.refused(new UnavailableException(
                             "The order could not be stored; nothing was changed, try again.")));
         }

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.flashstock.config.FlashstockConfig;
@@ -57,6 +58,7 @@ public class DbOptimisticStrategy implements DeductionStrategy {
         this.retry = retry;
         this.reservationTtl = config.reservationTtl();
         this.combiner = new Combiner<>(config.optimistic().maxBatch(), config.optimistic().maxTime(),
+                config.decideWithin(),
                 DistributionSummary.builder("flashstock.db.batch.size")
                         .description("Purchases decided together in one db-optimistic transaction")
                         .register(registry));
@@ -79,8 +81,10 @@ public class DbOptimisticStrategy implements DeductionStrategy {
      */
     private List<Result<PurchaseOutcome>> decide(List<PurchaseCommand> batch) {
         AtomicReference<List<Result<PurchaseOutcome>>> committing = new AtomicReference<>();
+        AtomicLong attemptStarted = new AtomicLong();
         try {
             return retry.inNewTransactions(() -> {
+                attemptStarted.set(System.nanoTime());
                 committing.set(null);
                 List<Result<PurchaseOutcome>> decided = attempt(batch);
                 committing.set(decided); // what the commit that follows makes true, if it succeeds
@@ -91,18 +95,19 @@ public class DbOptimisticStrategy implements DeductionStrategy {
             if (decided == null || !DbErrors.isUnavailable(e)) {
                 throw e;
             }
-            return settle(decided, e);
+            return settle(decided, e, attemptStarted.get());
         }
     }
 
     /** The answers of a batch whose commit failed on the way: stored orders stand, the others are refused. */
-    private static List<Result<PurchaseOutcome>> settle(List<Result<PurchaseOutcome>> decided, RuntimeException e) {
+    private static List<Result<PurchaseOutcome>> settle(List<Result<PurchaseOutcome>> decided, RuntimeException e,
+            long attemptStarted) {
         List<String> fresh = decided.stream().map(Result::value)
                 .filter(outcome -> outcome != null && !outcome.replayed()).map(o -> o.order().orderId()).toList();
         Set<String> stored;
         RuntimeException refusal;
         try {
-            stored = StoredOrders.among(fresh, e);
+            stored = StoredOrders.among(fresh, e, attemptStarted);
             refusal = new UnavailableException("The inventory database failed; nothing was changed, try again.", e);
         } catch (FlashstockException unknown) {
             stored = Set.of();

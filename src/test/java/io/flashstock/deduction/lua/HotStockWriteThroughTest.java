@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.StrategyProfiles;
@@ -34,6 +38,15 @@ class HotStockWriteThroughTest extends HotStockResilience {
 
     @Inject
     PendingStream stream;
+
+    @Inject
+    PendingOrderWriter writer;
+
+    @Inject
+    OrderRelay relay;
+
+    @Inject
+    HotStockWarmer warmer;
 
     @Override
     boolean everyAcknowledgedOrderSurvivesDataLoss() {
@@ -87,5 +100,66 @@ class HotStockWriteThroughTest extends HotStockResilience {
         assertEquals(PendingStream.Undo.UNDONE, stream.undo(entry, true, "other-pod/relay"));
         assertEquals("10", hot(sku).get("available"));
         assertEquals(0, redis.stream(String.class).xlen(RedisKeys.orders(sku)));
+    }
+
+    /**
+     * Orders acknowledged before Redis lost its data whose MySQL commit lands after the snapshot the item is re-warmed
+     * from: the re-warmed hot stock must count them once, whether the commit settles after the warm-up (the settle
+     * script takes them in) or while the item is still cold (the warm-up takes them in). Before, Redis showed their
+     * units as available and sold them a second time; MySQL then refused acknowledged orders.
+     */
+    @Test
+    void commitsInFlightAcrossDataLossAreCountedOnceAfterTheRewarm() throws InterruptedException {
+        String warmFirst = newSku("inflight-warm");
+        String coldFirst = newSku("inflight-cold");
+        createItem(warmFirst, 10, 0);
+        createItem(coldFirst, 10, 0);
+        List<PendingOrder> early = acknowledge(warmFirst, 3);
+        List<PendingOrder> late = acknowledge(coldFirst, 2);
+
+        OwnRedisResource.server().flushAll(); // Redis loses everything while the commits are on their way
+        warmer.rewarm(); // warmFirst: snapshot before its commit
+        commit(warmFirst, early);
+        redis.key().del(RedisKeys.stock(coldFirst)); // coldFirst: its commit settles while it is cold (unless the
+        commit(coldFirst, late);                     // watch, re-warming after the flush, is quicker: either way)
+        if (!redis.key().exists(RedisKeys.stock(coldFirst))) {
+            assertEquals(2, redis.hash(String.class).hlen(RedisKeys.late(coldFirst)), "set aside for the warm-up");
+        }
+        warmer.warm(coldFirst);
+
+        assertEquals(Map.of("stock", "10", "available", "7", "reserved", "3", "sold", "0"), hot(warmFirst));
+        assertEquals(Map.of("stock", "10", "available", "8", "reserved", "2", "sold", "0"), hot(coldFirst));
+        for (PendingOrder order : early) {
+            assertTrue(redis.hash(String.class).hexists(RedisKeys.held(warmFirst), order.orderId()));
+        }
+        // Settling the same commit again changes nothing: the orders are held now.
+        relay.settle(warmFirst, early, new PendingOrderWriter.Persisted(
+                early.stream().collect(Collectors.toMap(PendingOrder::orderId, o -> PendingOrderWriter.Outcome.INSERTED)),
+                Long.MAX_VALUE));
+        assertEquals("7", hot(warmFirst).get("available"));
+        awaitRedisAgrees(warmFirst);
+        awaitRedisAgrees(coldFirst);
+    }
+
+    /** Purchases acknowledged by Redis (write-through: held by this pod's request), not yet in MySQL. */
+    private List<PendingOrder> acknowledge(String sku, int count) {
+        List<PendingOrder> orders = new ArrayList<>();
+        Instant now = Instant.now();
+        for (int i = 0; i < count; i++) {
+            PurchaseCommand command = new PurchaseCommand(sku, "early-" + i, 1, null, null);
+            String orderId = OrderIds.next(sku);
+            HotStock.Decision decision = hotStock.purchase(command, orderId, now, now.plusSeconds(600));
+            assertEquals(PurchaseReply.OK, decision.reply());
+            orders.add(new PendingOrder(decision.entryId(), orderId, sku, command.userId(), 1, null, null, now,
+                    decision.expiresAt(), pod.id(), decision.epoch()));
+        }
+        return orders;
+    }
+
+    /** What the request (or a relay) does with its orders: commit them in MySQL, then settle them in Redis. */
+    private void commit(String sku, List<PendingOrder> orders) {
+        if (!orders.isEmpty()) {
+            relay.settle(sku, orders, writer.persist(sku, orders));
+        }
     }
 }
