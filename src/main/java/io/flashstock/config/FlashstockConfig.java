@@ -142,9 +142,11 @@ public interface FlashstockConfig {
         /**
          * Write-behind: most acknowledged orders of one item that may wait in Redis for MySQL. Past it, purchases of
          * the item get 503 {@code unavailable} (nothing deducted) until the relays catch up. It bounds what
-         * write-behind can lose per item when Redis loses its data; 0 removes the bound.
+         * write-behind can lose per item when Redis loses its data (and how much a MySQL outage may pile up there);
+         * 0 removes the bound. Keep it well above what a relay round takes ({@code relay-batch-size}) so that a burst,
+         * or a relay frozen with a batch until {@code claim-after}, does not refuse sales.
          */
-        @WithDefault("500")
+        @WithDefault("2000")
         int maxPending();
 
         /** Most pending orders the relay persists in one MySQL transaction. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URI;
 import java.net.http.HttpRequest;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntFunction;
 
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
@@ -33,8 +35,11 @@ final class FaultySale {
         void stage() throws Exception;
     }
 
-    /** The sale's answers, in buyer order. */
-    record Result(List<Reply> replies, Map<Integer, Long> statuses) {
+    /**
+     * The sale's answers, in buyer order; with {@code answersMayBeLost} (the service was killed) a buyer may have had
+     * no answer at all ({@link Http#NO_ANSWER}), which is as uncertain as {@code outcome-unknown}.
+     */
+    record Result(List<Reply> replies, Map<Integer, Long> statuses, boolean answersMayBeLost) {
 
         long slowestMillis() {
             return replies.stream().mapToLong(Reply::millis).max().orElse(0);
@@ -49,16 +54,25 @@ final class FaultySale {
      * once a tenth of the stock is sold, stages {@code fault}; returns when every buyer has an answer.
      */
     static Result sell(String sku, int stock, int buyers, Fault fault) throws Exception {
+        return sell(sku, stock, buyers, i -> Http.uri(""), false, fault);
+    }
+
+    /**
+     * As {@link #sell(String, int, int, Fault)}, buyer {@code i} sending to the service at {@code serviceFor.apply(i)};
+     * with {@code answersMayBeLost}, the fault may take a service down with requests in flight.
+     */
+    static Result sell(String sku, int stock, int buyers, IntFunction<URI> serviceFor, boolean answersMayBeLost,
+            Fault fault) throws Exception {
         createItem(sku, stock, 0);
         CompletableFuture<List<Reply>> storm = CompletableFuture.supplyAsync(() -> Http.concurrently(buyers, 32,
-                i -> purchase(sku, i)));
+                i -> purchase(serviceFor.apply(i), sku, i)));
         long deadline = System.currentTimeMillis() + 20_000;
         while (Db.orderCount(sku) < stock / 10 && System.currentTimeMillis() < deadline) {
             Thread.sleep(5);
         }
         fault.stage();
         List<Reply> replies = storm.get();
-        return new Result(replies, byStatus(replies));
+        return new Result(replies, byStatus(replies), answersMayBeLost);
     }
 
     /** The invariants after the sale: see the class comment. */
@@ -77,6 +91,10 @@ final class FaultySale {
         List<Integer> uncertain = new ArrayList<>();
         for (int i = 0; i < result.replies().size(); i++) {
             Reply reply = result.replies().get(i);
+            if (reply.status() == Http.NO_ANSWER && result.answersMayBeLost()) {
+                uncertain.add(i);
+                continue;
+            }
             assertTrue(reply.status() == 201 || reply.status() == 409 || reply.status() == 503,
                     reply.status() + " " + reply.body());
             if (reply.status() == 201) {
@@ -89,7 +107,7 @@ final class FaultySale {
             }
         }
         for (int i : uncertain) { // the retry tells the truth: the first order, or a fresh decision
-            acknowledged.add(retryUntilDecided(purchase(sku, i)));
+            acknowledged.add(retryUntilDecided(purchase(Http.uri(""), sku, i)));
         }
         acknowledged.remove(null);
         Set<String> stored = awaitSettled(sku);
@@ -117,7 +135,7 @@ final class FaultySale {
                 return JsonPath.from(reply.body()).getString("orderId");
             }
             boolean pending = reply.body().contains("outcome-unknown") || reply.body().contains("request-in-progress")
-                    || reply.status() == 503;
+                    || reply.status() == 503 || reply.status() == Http.NO_ANSWER;
             if (!pending || System.currentTimeMillis() > deadline) {
                 return null;
             }
@@ -140,8 +158,9 @@ final class FaultySale {
         return previous;
     }
 
-    private static HttpRequest purchase(String sku, int buyer) {
-        return Http.post("/items/" + sku + "/purchases", "{\"userId\":\"b-" + buyer + "\",\"quantity\":1}")
+    private static HttpRequest purchase(URI service, String sku, int buyer) {
+        return Http.post(service.resolve("/items/" + sku + "/purchases"),
+                "{\"userId\":\"b-" + buyer + "\",\"quantity\":1}")
                 .header("Idempotency-Key", sku + "-" + buyer).build();
     }
 }

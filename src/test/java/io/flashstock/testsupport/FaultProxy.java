@@ -1,8 +1,6 @@
 package io.flashstock.testsupport;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.util.concurrent.TimeUnit;
 
 import org.netcrusher.core.reactor.NioReactor;
@@ -26,7 +24,7 @@ public final class FaultProxy implements AutoCloseable {
         Throttler delay = buffer -> delayNanos;
         reactor = new NioReactor();
         crusher = TcpCrusherBuilder.builder().withReactor(reactor)
-                .withBindAddress("127.0.0.1", freePort())
+                .withBindAddress("127.0.0.1", Ports.free())
                 .withIncomingThrottlerFactory(address -> delay)
                 .withOutgoingThrottlerFactory(address -> delay)
                 .withConnectAddress(host, port)
@@ -66,9 +64,4 @@ public final class FaultProxy implements AutoCloseable {
         reactor.close();
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return socket.getLocalPort();
-        }
-    }
 }

@@ -36,11 +36,20 @@ public final class Http {
     }
 
     public static HttpRequest.Builder post(String path, String json) {
-        return HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30))
+        return post(uri(path), json);
+    }
+
+    /** A JSON POST to an absolute URI (a service other than the test's default one). */
+    public static HttpRequest.Builder post(URI uri, String json) {
+        return HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(json));
     }
 
+    /** Status of a {@link Reply} that never came: the connection was refused or broke, or the client timed out. */
+    public static final int NO_ANSWER = 0;
+
+    /** Sends one request; a connection failure or timeout is a reply with status {@link #NO_ANSWER}. */
     public static Reply send(HttpRequest request) {
         long start = System.nanoTime();
         try {
@@ -48,7 +57,10 @@ public final class Http {
             return new Reply(response.statusCode(), response.body(),
                     response.headers().firstValue("Content-Type").orElse(""),
                     (System.nanoTime() - start) / 1_000_000);
-        } catch (Exception e) {
+        } catch (java.io.IOException e) {
+            return new Reply(NO_ANSWER, e.toString(), "", (System.nanoTime() - start) / 1_000_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
     }

@@ -4,9 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -39,7 +37,7 @@ public final class OwnRedis implements AutoCloseable {
     /** Starts a new server on a free port and waits until it answers PING. */
     public static OwnRedis start() {
         try {
-            OwnRedis redis = new OwnRedis(freePort(), Files.createTempDirectory("flashstock-own-redis"));
+            OwnRedis redis = new OwnRedis(Ports.free(), Files.createTempDirectory("flashstock-own-redis"));
             redis.launch();
             return redis;
         } catch (IOException e) {
@@ -254,12 +252,6 @@ public final class OwnRedis implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        }
-    }
 
     private static void sleep(long millis) {
         try {

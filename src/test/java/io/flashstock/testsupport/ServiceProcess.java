@@ -1,0 +1,154 @@
+package io.flashstock.testsupport;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The packaged service ({@code target/quarkus-app/quarkus-run.jar}) as a process of the test's own, on a free port,
+ * configured with system properties: a test can kill it ({@code SIGKILL}, as a crashed or evicted pod), start it
+ * again, or pause and resume it ({@code SIGSTOP}/{@code SIGCONT}, a pod frozen by a long GC pause or a noisy
+ * neighbour). Its output goes to {@code target/service-<name>.log}.
+ */
+public final class ServiceProcess implements AutoCloseable {
+
+    private static final Path JAR = Path.of("target", "quarkus-app", "quarkus-run.jar");
+
+    private final String name;
+    private final Map<String, String> settings;
+    private final int port;
+    private Process process;
+
+    private ServiceProcess(String name, Map<String, String> settings, int port) {
+        this.name = name;
+        this.settings = settings;
+        this.port = port;
+    }
+
+    /** Starts the packaged service with {@code settings} and waits until it is ready. */
+    public static ServiceProcess start(String name, Map<String, String> settings) {
+        if (!Files.exists(JAR)) {
+            throw new IllegalStateException(JAR + " is missing: package the application first");
+        }
+        ServiceProcess service = new ServiceProcess(name, Map.copyOf(settings), Ports.free());
+        service.launch();
+        return service;
+    }
+
+    /** {@code http://127.0.0.1:<port>} */
+    public URI base() {
+        return URI.create("http://127.0.0.1:" + port);
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** Kills the process at once ({@code SIGKILL}): nothing in it runs to completion, nothing is flushed. */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Starts the service again on the same port and waits until it is ready. */
+    public void restart() {
+        launch();
+    }
+
+    /** Freezes the process ({@code SIGSTOP}): its connections stay open, nothing in it runs. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** Lets a paused process run again ({@code SIGCONT}). */
+    public void resume() {
+        signal("CONT");
+    }
+
+    @Override
+    public void close() {
+        if (process != null && process.isAlive()) {
+            signal("CONT");
+            process.destroy();
+            try {
+                if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
+            }
+        }
+    }
+
+    private void launch() {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.add("-Xmx512m");
+        command.add("-Dquarkus.http.port=" + port);
+        command.add("-Dquarkus.http.host=127.0.0.1");
+        settings.forEach((key, value) -> command.add("-D" + key + "=" + value));
+        command.add("-jar");
+        command.add(JAR.toString());
+        try {
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(Path.of("target", "service-" + name + ".log")
+                            .toFile()))
+                    .start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start the service " + name, e);
+        }
+        awaitReady(Duration.ofSeconds(120));
+    }
+
+    private void awaitReady(Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        HttpRequest ready = HttpRequest.newBuilder(base().resolve("/q/health/ready")).timeout(Duration.ofSeconds(5))
+                .GET().build();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the service " + name + " exited with " + process.exitValue()
+                        + " (see target/service-" + name + ".log)");
+            }
+            if (Http.send(ready).status() == 200) {
+                return;
+            }
+            sleep(200);
+        }
+        throw new IllegalStateException("the service " + name + " was not ready within " + within);
+    }
+
+    private void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start();
+            if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " failed for the service " + name);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("kill -" + signal + " failed for the service " + name, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
