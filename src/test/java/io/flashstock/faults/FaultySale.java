@@ -9,12 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
@@ -123,7 +125,63 @@ final class FaultySale {
         assertTrue(stored.size() <= stock, "no oversell");
         Map<String, Long> row = Db.item(sku);
         assertEquals(stock - stored.size(), row.get("available"), "MySQL's counters match its orders: " + row);
+        sellsOutExactly(sku, stock);
         return lost.size();
+    }
+
+    /**
+     * After the fault, later buyers take every unit left and then get 409 sold-out: no unit is stranded (held by a
+     * Redis that thinks it sold, or by an entry nobody persists), and the item's orders end equal to its stock.
+     */
+    private static void sellsOutExactly(String sku, int stock) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 60_000;
+        for (int round = 0;; round++) {
+            int first = round * 50;
+            List<Reply> replies = Http.concurrently(50, 16, i -> Http.post(Http.uri("/items/" + sku + "/purchases"),
+                    "{\"userId\":\"after-" + (first + i) + "\",\"quantity\":1}").build());
+            Map<Integer, Long> statuses = byStatus(replies);
+            assertFalse(statuses.containsKey(500), "no 500 while selling out: " + statuses);
+            if (statuses.getOrDefault(409, 0L) == replies.size()) {
+                break;
+            }
+            assertTrue(System.currentTimeMillis() < deadline, "the item did not sell out within 60 s: " + statuses);
+            if (!statuses.containsKey(201)) {
+                Thread.sleep(200); // 503 while the service heals
+            }
+        }
+        Set<String> stored = awaitSettled(sku);
+        Map<String, Long> row = Db.item(sku);
+        assertEquals(stock, stored.size(), "orders == stock once sold out: " + row);
+        assertEquals(0L, row.get("available"), "nothing left available once sold out: " + row);
+    }
+
+    /** The counters the hot stock and MySQL must agree on, in this order. */
+    static final String[] COUNTERS = {"stock", "available", "reserved", "sold"};
+
+    /** The {@link #COUNTERS} of a hash read as a map ({@code "null"} where missing). */
+    static List<String> counters(Map<String, String> hash) {
+        return Arrays.stream(COUNTERS).map(f -> String.valueOf(hash.get(f))).toList();
+    }
+
+    /**
+     * The item's hot counters in Redis (stock, available, reserved, sold; {@code hot} reads them) equal MySQL's
+     * within 30 s.
+     */
+    static void awaitHotStockAgrees(String sku, Supplier<List<String>> hot)
+            throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 30_000;
+        List<String> expected;
+        List<String> actual;
+        do {
+            Map<String, Long> row = Db.item(sku);
+            expected = Arrays.stream(COUNTERS).map(f -> String.valueOf(row.get(f))).toList();
+            actual = hot.get();
+            if (expected.equals(actual)) {
+                return;
+            }
+            Thread.sleep(200);
+        } while (System.currentTimeMillis() < deadline);
+        assertEquals(expected, actual, "Redis's counters (stock, available, reserved, sold) == MySQL's");
     }
 
     /** Retries a purchase with its Idempotency-Key until it has a definite answer; the order id of a 201, or null. */

@@ -2,7 +2,10 @@ package io.flashstock.faults;
 
 import static io.flashstock.testsupport.Shop.newSku;
 
+import io.flashstock.redis.RedisKeys;
 import io.flashstock.testsupport.FaultyMySqlResource;
+import io.quarkus.redis.datasource.RedisDataSource;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,6 +15,14 @@ import org.junit.jupiter.api.Test;
  * checks are {@link FaultySale#verify}'s.
  */
 abstract class MySqlCut {
+
+    @Inject
+    RedisDataSource redis;
+
+    /** Whether the strategy keeps the item's counters in Redis (redis-lua): they must equal MySQL's afterwards. */
+    boolean keepsHotStock() {
+        return false;
+    }
 
     @Test
     void aCutMidSaleNeverLosesNorInventsAnOrder() throws Exception {
@@ -28,5 +39,9 @@ abstract class MySqlCut {
         System.out.printf("[fault] %s MySQL cut: %s, slowest %d ms%n", getClass().getSimpleName(), result.statuses(),
                 result.slowestMillis());
         FaultySale.verify(sku, stock, result);
+        if (keepsHotStock()) {
+            FaultySale.awaitHotStockAgrees(sku, () -> FaultySale.counters(redis.hash(String.class)
+                    .hmget(RedisKeys.stock(sku), FaultySale.COUNTERS)));
+        }
     }
 }

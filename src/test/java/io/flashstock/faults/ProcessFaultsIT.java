@@ -5,6 +5,7 @@ import static io.flashstock.testsupport.Shop.newSku;
 import java.util.HashMap;
 import java.util.Map;
 
+import io.flashstock.redis.RedisKeys;
 import io.flashstock.testsupport.LocalServersResource;
 import io.flashstock.testsupport.OwnRedis;
 import io.flashstock.testsupport.ServiceProcess;
@@ -53,6 +54,7 @@ class ProcessFaultsIT {
         });
         report(strategy, "killed and restarted", result);
         FaultySale.verify(sku, STOCK, result);
+        hotStockAgrees(strategy, redis, sku);
     }
 
     @ParameterizedTest
@@ -74,6 +76,14 @@ class ProcessFaultsIT {
                 });
         report(strategy, "one of two frozen for 5 s", result);
         FaultySale.verify(sku, STOCK, result);
+        hotStockAgrees(strategy, redis, sku);
+    }
+
+    /** redis-lua: the hot counters equal MySQL's within 30 s. */
+    private static void hotStockAgrees(String strategy, OwnRedis redis, String sku) throws InterruptedException {
+        if (strategy.startsWith("redis-lua")) {
+            FaultySale.awaitHotStockAgrees(sku, () -> redis.hmget(RedisKeys.stock(sku), FaultySale.COUNTERS));
+        }
     }
 
     private static Map<String, String> settings(String strategy, OwnRedis redis) {

@@ -1,15 +1,9 @@
 package io.flashstock.faults;
 
 import static io.flashstock.testsupport.Shop.newSku;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
-
 import io.flashstock.redis.RedisKeys;
-import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.FaultyRedisResource;
 import io.flashstock.testsupport.OwnRedisResource;
 import org.junit.jupiter.api.Test;
@@ -79,25 +73,8 @@ abstract class RedisFaults {
                 getClass().getSimpleName(), fault, result.statuses(), result.slowestMillis(), lost);
         assertTrue(lost <= MAX_PENDING, lost + " acknowledged orders lost, more than max-pending allows");
         if (keepsHotStock()) {
-            awaitHotStockAgrees(sku);
+            FaultySale.awaitHotStockAgrees(sku,
+                    () -> OwnRedisResource.server().hmget(RedisKeys.stock(sku), FaultySale.COUNTERS));
         }
-    }
-
-    /** Redis's counters for the item equal MySQL's within 30 s of the sale's end. */
-    private static void awaitHotStockAgrees(String sku) throws InterruptedException {
-        String[] fields = {"stock", "available", "reserved", "sold"};
-        long deadline = System.currentTimeMillis() + 30_000;
-        List<String> expected;
-        List<String> hot;
-        do {
-            Map<String, Long> row = Db.item(sku);
-            expected = Arrays.stream(fields).map(f -> String.valueOf(row.get(f))).toList();
-            hot = OwnRedisResource.server().hmget(RedisKeys.stock(sku), fields);
-            if (expected.equals(hot)) {
-                return;
-            }
-            Thread.sleep(200);
-        } while (System.currentTimeMillis() < deadline);
-        assertEquals(expected, hot, "Redis's counters (stock, available, reserved, sold) == MySQL's");
     }
 }

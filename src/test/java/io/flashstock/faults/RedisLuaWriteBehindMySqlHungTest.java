@@ -16,4 +16,9 @@ class RedisLuaWriteBehindMySqlHungTest extends MySqlHung {
     boolean readinessFollowsMySql() {
         return false;
     }
+
+    @Override
+    boolean keepsHotStock() {
+        return true;
+    }
 }

@@ -11,4 +11,9 @@ import io.quarkus.test.junit.TestProfile;
 @TestProfile(StrategyProfiles.RedisLuaWriteThrough.class)
 @WithTestResource(FaultyMySqlResource.class)
 class RedisLuaWriteThroughMySqlCutTest extends MySqlCut {
+
+    @Override
+    boolean keepsHotStock() {
+        return true;
+    }
 }
