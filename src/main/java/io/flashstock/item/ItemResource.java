@@ -13,6 +13,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
 
 @Path("/items")
@@ -39,12 +40,22 @@ public class ItemResource {
         return items.get(sku);
     }
 
-    /** Adds units to stock and available. */
+    /**
+     * Adds units to stock and available. With an Idempotency-Key, a repeat of the same restock adds nothing and
+     * answers the item as it is (header {@code Idempotent-Replayed: true}).
+     */
     @POST
     @Path("/{sku}/restock")
     @Consumes(MediaType.APPLICATION_JSON)
-    public ItemView restock(@RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
+    public Response restock(@RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
+            @RestHeader(InputRules.IDEMPOTENCY_KEY_HEADER) @Pattern(regexp = InputRules.IDEMPOTENCY_KEY,
+                    message = InputRules.IDEMPOTENCY_KEY_MESSAGE) String idempotencyKey,
             @NotNull(message = "a JSON body is required") @Valid RestockRequest request) {
-        return items.restock(sku, request.quantity());
+        ItemService.RestockOutcome outcome = items.restock(sku, request.quantity(), idempotencyKey);
+        Response.ResponseBuilder response = Response.ok(outcome.item());
+        if (outcome.replayed()) {
+            response.header(InputRules.REPLAYED_HEADER, "true");
+        }
+        return response.build();
     }
 }

@@ -2,9 +2,12 @@ package io.flashstock.item;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.flashstock.db.CommitLookup;
 import io.flashstock.db.DbErrors;
 import io.flashstock.error.FlashstockException;
+import io.flashstock.error.UnavailableException;
 import io.flashstock.support.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -58,27 +61,81 @@ public class ItemService {
         return ItemView.of(find(sku));
     }
 
-    /** Adds units; once committed, the mirror (redis-lua) adds them to the hot stock too. */
-    public ItemView restock(String sku, int quantity) {
-        Restocked restocked = QuarkusTransaction.requiringNew().call(() -> addUnits(sku, quantity));
+    /** The item after a restock, and whether it repeats an earlier restock with the same Idempotency-Key. */
+    public record RestockOutcome(ItemView item, boolean replayed) {
+    }
+
+    /**
+     * Adds units; once committed, the mirror (redis-lua) adds them to the hot stock too. With an Idempotency-Key, a
+     * repeat of the same restock adds nothing and answers the item as it is now; the same key with another quantity
+     * is 422. A commit whose answer was lost is looked up before answering ({@link CommitLookup}): 200 if it
+     * committed, 503 (nothing changed) if not, {@code outcome-unknown} if MySQL cannot tell in time.
+     */
+    public RestockOutcome restock(String sku, int quantity, String idempotencyKey) {
+        Restock restock = Restock.of(sku, quantity, idempotencyKey, Timestamps.now());
+        AtomicBoolean committing = new AtomicBoolean();
+        long started = System.nanoTime();
+        Restocked restocked;
+        try {
+            restocked = QuarkusTransaction.requiringNew().call(() -> {
+                Restocked done = addUnits(restock);
+                committing.set(!done.replayed()); // what follows is its commit
+                return done;
+            });
+        } catch (RuntimeException e) {
+            if (idempotencyKey != null && DbErrors.isDuplicateKey(e)) {
+                return QuarkusTransaction.requiringNew().call(() -> replay(sku, quantity, idempotencyKey));
+            }
+            if (!committing.get() || !DbErrors.isUnavailable(e)) {
+                throw e; // rolled back before its commit: nothing changed
+            }
+            ItemView after = CommitLookup.ask("restock " + restock.id, () -> Restock.exists(restock.id)
+                    ? ItemView.of(find(sku)) : null, e, started);
+            if (after == null) {
+                throw new UnavailableException("The inventory database failed; nothing was changed, try again.", e);
+            }
+            return new RestockOutcome(after, false); // committed; the stock-event sweeper mirrors it
+        }
         if (restocked.event() != null) {
             mirror.apply(List.of(restocked.event()));
         }
-        return restocked.item();
+        return new RestockOutcome(restocked.item(), restocked.replayed());
     }
 
-    private record Restocked(ItemView item, StockEvent event) {
+    private record Restocked(ItemView item, StockEvent event, boolean replayed) {
     }
 
-    private Restocked addUnits(String sku, int quantity) {
-        Instant now = Timestamps.now();
-        int updated = Item.addStock(sku, quantity, now);
-        Item item = find(sku);
+    private Restocked addUnits(Restock restock) {
+        if (restock.idempotencyKey != null) {
+            Restock earlier = Restock.byKey(restock.sku, restock.idempotencyKey);
+            if (earlier != null) {
+                return new Restocked(replay(restock.sku, restock.quantity, earlier).item(), null, true);
+            }
+        }
+        int updated = Item.addStock(restock.sku, restock.quantity, restock.createdAt);
+        Item item = find(restock.sku);
         if (updated == 0) {
             throw FlashstockException.invalid(
-                    "quantity: restocking would take the stock of '" + sku + "' past " + Integer.MAX_VALUE);
+                    "quantity: restocking would take the stock of '" + restock.sku + "' past " + Integer.MAX_VALUE);
         }
-        return new Restocked(ItemView.of(item), mirror.record(StockEvent.Kind.RESTOCKED, sku, null, quantity, now));
+        restock.persist();
+        return new Restocked(ItemView.of(item), mirror.record(StockEvent.Kind.RESTOCKED, restock.sku, null,
+                restock.quantity, restock.createdAt), false);
+    }
+
+    private static RestockOutcome replay(String sku, int quantity, String idempotencyKey) {
+        Restock earlier = Restock.byKey(sku, idempotencyKey);
+        if (earlier == null) {
+            throw new UnavailableException("A restock with this Idempotency-Key is in progress; try again.");
+        }
+        return replay(sku, quantity, earlier);
+    }
+
+    private static RestockOutcome replay(String sku, int quantity, Restock earlier) {
+        if (earlier.quantity != quantity) {
+            throw FlashstockException.keyReused();
+        }
+        return new RestockOutcome(ItemView.of(find(sku)), true);
     }
 
     private static Item find(String sku) {

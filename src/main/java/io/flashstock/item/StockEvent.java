@@ -56,9 +56,7 @@ public class StockEvent extends PanacheEntityBase {
     /** Records the change, which the caller's transaction has just written to the item's row. */
     public static StockEvent record(Kind kind, String sku, String orderId, int quantity, Instant now) {
         StockEvent event = new StockEvent();
-        event.itemVersion = getEntityManager()
-                .createQuery("select i.version from Item i where i.sku = :sku", Long.class)
-                .setParameter("sku", sku).getSingleResult();
+        event.itemVersion = Item.currentVersion(sku);
         event.id = UUID.randomUUID().toString();
         event.kind = kind;
         event.sku = sku;

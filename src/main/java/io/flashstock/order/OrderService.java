@@ -3,10 +3,15 @@ package io.flashstock.order;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
+import io.flashstock.db.CommitLookup;
 import io.flashstock.db.ConflictRetry;
+import io.flashstock.db.DbErrors;
 import io.flashstock.error.FlashstockException;
+import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Item;
 import io.flashstock.item.StockEvent;
 import io.flashstock.item.StockMirror;
@@ -64,27 +69,61 @@ public class OrderService {
     /**
      * Moves the order out of RESERVED to {@code target}, its units by {@code counters}, in one transaction, then
      * mirrors the change. An order no longer RESERVED is answered as it is when {@code settled} accepts its status
-     * (a repeat), else 409 {@code order-not-reserved}.
+     * (a repeat), else 409 {@code order-not-reserved}. A commit whose answer was lost is looked up before answering
+     * ({@link CommitLookup}): the order's status says whether the move happened.
      */
     private OrderView move(String orderId, OrderStatus target, StockEvent.Kind kind, CounterChange counters,
             Predicate<OrderStatus> settled, String verb) {
         persistIfPending(orderId);
-        return mirrored(retry.inNewTransactions(() -> {
-            PurchaseOrder order = find(orderId);
-            Instant now = Timestamps.now();
-            StockEvent event = null;
-            if (transition(order, target, now)) {
-                counters.apply(order.sku, order.quantity, now);
-                event = mirror.record(kind, order.sku, order.id, order.quantity, now);
-            } else if (!settled.test(order.status)) {
-                throw FlashstockException.orderNotReserved(order.id, order.status, verb);
+        AtomicBoolean committing = new AtomicBoolean();
+        AtomicLong attemptStarted = new AtomicLong();
+        Changed changed;
+        try {
+            changed = retry.inNewTransactions(() -> {
+                attemptStarted.set(System.nanoTime());
+                committing.set(false);
+                Changed attempt = moved(orderId, target, kind, counters, settled, verb);
+                committing.set(attempt.moved()); // what follows is the commit of the move
+                return attempt;
+            });
+        } catch (RuntimeException e) {
+            if (!committing.get() || !DbErrors.isUnavailable(e)) {
+                throw e; // rolled back before its commit: nothing changed
             }
-            return new Changed(OrderView.of(order), event);
-        }));
+            OrderView now = CommitLookup.ask("the " + verb + " of order " + orderId,
+                    () -> OrderView.of(find(orderId)), e, attemptStarted.get());
+            if (now.status() == OrderStatus.RESERVED) {
+                throw new UnavailableException("The inventory database failed; nothing was changed, try again.", e);
+            }
+            if (now.status() != target && !settled.test(now.status())) {
+                throw FlashstockException.orderNotReserved(orderId, now.status(), verb);
+            }
+            return now; // it committed (the stock-event sweeper mirrors it), or an equal move did
+        }
+        return mirrored(changed);
     }
 
-    /** The order as answered, and the counter change to mirror once its transaction committed (or null). */
-    private record Changed(OrderView view, StockEvent event) {
+    /** One attempt of {@link #move}, inside its transaction. */
+    private Changed moved(String orderId, OrderStatus target, StockEvent.Kind kind, CounterChange counters,
+            Predicate<OrderStatus> settled, String verb) {
+        PurchaseOrder order = find(orderId);
+        Instant now = Timestamps.now();
+        if (transition(order, target, now)) {
+            counters.apply(order.sku, order.quantity, now);
+            return new Changed(OrderView.of(order), mirror.record(kind, order.sku, order.id, order.quantity, now),
+                    true);
+        }
+        if (!settled.test(order.status)) {
+            throw FlashstockException.orderNotReserved(order.id, order.status, verb);
+        }
+        return new Changed(OrderView.of(order), null, false);
+    }
+
+    /**
+     * The order as answered, the counter change to mirror once its transaction committed (or null), and whether this
+     * attempt moved the order.
+     */
+    private record Changed(OrderView view, StockEvent event, boolean moved) {
     }
 
     private OrderView mirrored(Changed changed) {

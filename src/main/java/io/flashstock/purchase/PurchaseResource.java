@@ -20,8 +20,8 @@ import org.jboss.resteasy.reactive.RestPath;
 @Produces(MediaType.APPLICATION_JSON)
 public class PurchaseResource {
 
-    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
-    static final String REPLAYED = "Idempotent-Replayed";
+    static final String IDEMPOTENCY_KEY = InputRules.IDEMPOTENCY_KEY_HEADER;
+    static final String REPLAYED = InputRules.REPLAYED_HEADER;
 
     private final PurchaseService purchases;
 

@@ -20,6 +20,11 @@ public final class InputRules {
     public static final String USER_ID_MESSAGE = "must be 1-64 characters: letters, digits, '.', '_', '@' or '-'";
     public static final String IDEMPOTENCY_KEY_MESSAGE = "must be 1-64 printable ASCII characters";
 
+    /** The request header that makes a purchase or restock safe to retry. */
+    public static final String IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+    /** The response header of an answer that repeats the first request with the same Idempotency-Key. */
+    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+
     private InputRules() {
     }
 }

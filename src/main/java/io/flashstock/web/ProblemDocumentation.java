@@ -73,13 +73,14 @@ public class ProblemDocumentation implements OASFilter {
             "POST /items", List.of(INVALID_REQUEST, ITEM_EXISTS, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE),
             "GET /items/{sku}", List.of(INVALID_REQUEST, ITEM_NOT_FOUND),
             "POST /items/{sku}/restock",
-            List.of(INVALID_REQUEST, ITEM_NOT_FOUND, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE),
+            List.of(INVALID_REQUEST, ITEM_NOT_FOUND, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE,
+                    IDEMPOTENCY_KEY_REUSED, OUTCOME_UNKNOWN),
             "POST /items/{sku}/purchases",
             List.of(INVALID_REQUEST, ITEM_NOT_FOUND, SOLD_OUT, PURCHASE_LIMIT, REQUEST_IN_PROGRESS,
                     PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDEMPOTENCY_KEY_REUSED, OUTCOME_UNKNOWN),
             "GET /orders/{orderId}", List.of(ORDER_NOT_FOUND),
-            "POST /orders/{orderId}/confirm", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED),
-            "POST /orders/{orderId}/cancel", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED));
+            "POST /orders/{orderId}/confirm", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN),
+            "POST /orders/{orderId}/cancel", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN));
 
     /**
      * What any operation can answer: an Accept header without JSON (406), a failure of the service (500), and a

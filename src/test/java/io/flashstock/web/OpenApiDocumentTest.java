@@ -41,13 +41,16 @@ class OpenApiDocumentTest {
                     "415", "unsupported-media-type"),
             "get /items/{sku}", answers("200", "400", "invalid-request", "404", "item-not-found"),
             "post /items/{sku}/restock", answers("200", "400", "invalid-request", "404", "item-not-found", "413",
-                    "payload-too-large", "415", "unsupported-media-type"),
+                    "payload-too-large", "415", "unsupported-media-type", "422", "idempotency-key-reused", "503",
+                    "unavailable,outcome-unknown"),
             "post /items/{sku}/purchases", answers("201", "400", "invalid-request", "404", "item-not-found",
                     "409", "sold-out,purchase-limit,request-in-progress", "413", "payload-too-large", "415",
                     "unsupported-media-type", "422", "idempotency-key-reused", "503", "unavailable,outcome-unknown"),
             "get /orders/{orderId}", answers("200", "404", "order-not-found"),
-            "post /orders/{orderId}/confirm", answers("200", "404", "order-not-found", "409", "order-not-reserved"),
-            "post /orders/{orderId}/cancel", answers("200", "404", "order-not-found", "409", "order-not-reserved"));
+            "post /orders/{orderId}/confirm", answers("200", "404", "order-not-found", "409", "order-not-reserved",
+                    "503", "unavailable,outcome-unknown"),
+            "post /orders/{orderId}/cancel", answers("200", "404", "order-not-found", "409", "order-not-reserved",
+                    "503", "unavailable,outcome-unknown"));
 
     private String raw;
     private Map<String, Object> document;

@@ -1,0 +1,60 @@
+package io.flashstock.db;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import io.flashstock.error.FlashstockException;
+import io.flashstock.support.Backoff;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import org.jboss.logging.Logger;
+
+/**
+ * Definite answers after a commit whose answer was lost (the connection broke after the commit was sent, or MySQL
+ * stopped answering): the change may have committed or not, and only MySQL knows. Before answering, the caller asks
+ * MySQL, in a new transaction on a new connection, what became of it. When MySQL cannot be asked in time the answer
+ * is 503 {@code outcome-unknown}; a retry with the same Idempotency-Key (or of the same idempotent request) then
+ * finds the truth.
+ *
+ * <p>Bounded: a failure that came {@value #SLOW_FAILURE_SECONDS} s or more after the attempt started means MySQL is
+ * not answering (a hang ends in the socket timeout), so it is not asked again: that would only wait as long. After a
+ * quick failure (a cut: refused or reset connections) MySQL is asked again while the lookup is under a second old,
+ * and one ask takes at most the socket timeout. So a hung MySQL gets its answer within about twice the socket
+ * timeout.
+ */
+public final class CommitLookup {
+
+    private static final Logger LOG = Logger.getLogger(CommitLookup.class);
+    private static final long SLOW_FAILURE_SECONDS = 3;
+    private static final long RETRY_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+    private CommitLookup() {
+    }
+
+    /**
+     * Runs {@code lookup} in a new transaction and returns what it found. Throws 503 {@code outcome-unknown} (caused
+     * by {@code failure}) when MySQL cannot tell in time.
+     *
+     * @param what           what is looked up, for the log
+     * @param attemptStarted {@link System#nanoTime()} when the attempt that failed with {@code failure} started
+     */
+    public static <T> T ask(String what, Supplier<T> lookup, Throwable failure, long attemptStarted) {
+        long start = System.nanoTime();
+        if (start - attemptStarted >= TimeUnit.SECONDS.toNanos(SLOW_FAILURE_SECONDS)) {
+            LOG.warnf("Cannot tell whether %s committed: MySQL did not answer for %d ms (%s); answering "
+                    + "outcome-unknown", what, (start - attemptStarted) / 1_000_000, failure.toString());
+            throw FlashstockException.outcomeUnknown(failure);
+        }
+        while (true) {
+            try {
+                return QuarkusTransaction.requiringNew().call(lookup::get);
+            } catch (RuntimeException e) {
+                if (System.nanoTime() - start >= RETRY_WINDOW_NANOS || !Backoff.sleep(PAUSE_NANOS)) {
+                    LOG.warnf("Cannot tell whether %s committed (%s); answering outcome-unknown", what, e.toString());
+                    failure.addSuppressed(e);
+                    throw FlashstockException.outcomeUnknown(failure);
+                }
+            }
+        }
+    }
+}
