@@ -13,8 +13,12 @@
 -- ARGV[10] 'OWN' (write-through): the answering pod's request takes its entry at once (consumer ARGV[9]), so no
 --          relay can read it while the request persists it; '' (write-behind): the relays read it
 -- ARGV[11] most entries the item's stream may hold (write-behind's bound on what Redis data loss can take), 0: none
--- Returns {'OK', streamEntryId, epoch} | {'REPLAY', orderId, createdAt, expiresAt} | {'KEY_REUSED'} | {'SOLD_OUT'}
---       | {'LIMIT', limit} | {'BUSY'} (the stream is full: the relays lag behind) | {'COLD'} (no stock hash: Redis lost it or the item was never warmed) | {'VOID'}
+-- ARGV[12] the hot-stock generation the pod knows: an item warmed under another one is 'STALE' (Redis lost data, or
+--          a pod of another strategy changed MySQL since): the pod rebuilds it from MySQL, or learns the new generation
+-- Returns {'OK', streamEntryId, epoch, available, seq} | {'REPLAY', orderId, createdAt, expiresAt} | {'KEY_REUSED'}
+--       | {'SOLD_OUT', available, seq} | {'LIMIT', limit} | {'BUSY'} (the stream is full: the relays lag behind)
+--       | {'COLD'} (no stock hash: never warmed, or Redis lost it) | {'STALE'} | {'VOID'}
+-- (available, seq) after the call let the pod answer sold-out from memory until a units-back message with a newer seq.
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return {'COLD'}
 end
@@ -33,10 +37,14 @@ if fingerprint ~= '' then
   end
 end
 local quantity = tonumber(ARGV[3])
-local counters = redis.call('HMGET', KEYS[1], 'available', 'limit', 'epoch')
+local counters = redis.call('HMGET', KEYS[1], 'available', 'limit', 'epoch', 'gen', 'seq')
+if counters[4] ~= ARGV[12] then
+  return {'STALE'}
+end
 local epoch = counters[3] or ''
-if tonumber(counters[1]) < quantity then
-  return {'SOLD_OUT'}
+local available = tonumber(counters[1])
+if available < quantity then
+  return {'SOLD_OUT', available, counters[5]}
 end
 local cap = tonumber(ARGV[11])
 if cap > 0 and redis.call('XLEN', KEYS[4]) >= cap then
@@ -50,9 +58,9 @@ if limit > 0 then
   end
   redis.call('HINCRBY', KEYS[2], ARGV[2], quantity)
 end
-redis.call('HINCRBY', KEYS[1], 'available', -quantity)
+available = redis.call('HINCRBY', KEYS[1], 'available', -quantity)
 redis.call('HINCRBY', KEYS[1], 'reserved', quantity)
-redis.call('HINCRBY', KEYS[1], 'seq', 1)
+local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 if redis.call('EXISTS', KEYS[4]) == 0 then
   redis.call('XGROUP', 'CREATE', KEYS[4], 'relay', '0', 'MKSTREAM')
 end
@@ -66,4 +74,4 @@ redis.call('HSET', KEYS[3], ARGV[1], ARGV[2] .. ' ' .. quantity .. ' ' .. entry)
 if fingerprint ~= '' then
   redis.call('SET', KEYS[5], ARGV[1] .. ' ' .. fingerprint .. ' ' .. ARGV[5] .. ' ' .. ARGV[6], 'EX', ARGV[7])
 end
-return {'OK', entry, epoch}
+return {'OK', entry, epoch, available, seq}

@@ -3,11 +3,13 @@
 -- KEYS[1] stock hash   KEYS[2] orders stream
 -- ARGV[1] expected seq   ARGV[2] stock   ARGV[3] available   ARGV[4] reserved   ARGV[5] sold
 -- ARGV[6] the item's MySQL version those counters were read at (becomes 'wver')
+-- ARGV[7] the units-back channel (see transition.lua): the correction may give units back
 -- Returns 1 when the counters were set, 0 when they changed meanwhile (the next round looks again).
 if redis.call('HGET', KEYS[1], 'seq') ~= ARGV[1] or redis.call('XLEN', KEYS[2]) > 0 then
   return 0
 end
 redis.call('HSET', KEYS[1], 'stock', ARGV[2], 'available', ARGV[3], 'reserved', ARGV[4], 'sold', ARGV[5],
   'wver', ARGV[6])
-redis.call('HINCRBY', KEYS[1], 'seq', 1)
+local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+redis.call('PUBLISH', ARGV[7], KEYS[1] .. ' ' .. string.format('%d', seq))
 return 1

@@ -1,7 +1,8 @@
 -- redis-lua: mirror a restock (already committed in MySQL) in the hot stock, exactly once per restock event.
 -- KEYS[1] stock hash   KEYS[2] fs:{sku}:event:<eventId> marker (expires after ARGV[3] s)
 -- ARGV[1] quantity   ARGV[2] eventId   ARGV[3] marker TTL (s)   ARGV[4] the item's MySQL version after the restock
--- Returns 1 when applied; 0 when applied before, or when the hash was built from a MySQL snapshot that has it
+-- ARGV[5] the units-back channel (see transition.lua)
+-- Returns the item's new seq (> 0) when applied; 0 when applied before, or when the hash was built from a MySQL snapshot that has it
 -- (its 'wver' is not older); -1 when the item is cold: keep the event, it is applied after warm-up.
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return -1
@@ -14,5 +15,6 @@ if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[3]) then
 end
 redis.call('HINCRBY', KEYS[1], 'stock', ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'available', ARGV[1])
-redis.call('HINCRBY', KEYS[1], 'seq', 1)
-return 1
+local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+redis.call('PUBLISH', ARGV[5], KEYS[1] .. ' ' .. string.format('%d', seq))
+return seq

@@ -2,7 +2,10 @@
 -- only the call that removes the order from the held hash moves units.
 -- KEYS[1] stock hash   KEYS[2] users hash   KEYS[3] held hash
 -- ARGV[1] orderId   ARGV[2] 'CONFIRMED' (reserved -> sold) or 'RETURNED' (cancelled/expired: reserved -> available)
--- Returns 1 when units moved, 0 when this move was mirrored already (or the warm-up's MySQL snapshot had it, so
+-- ARGV[3] the units-back channel: every script that gives units back to available publishes "<stock key> <seq>"
+--         there, so that each pod drops what it cached about the item older than that seq (sold-out answered from
+--         memory, availability reads)
+-- Returns the item's new seq (> 0) when units moved, 0 when this move was mirrored already (or the warm-up's MySQL snapshot had it, so
 -- the order is not in the held hash), -1 when the item is cold: keep the event, it is applied after warm-up.
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return -1
@@ -23,5 +26,8 @@ else
     redis.call('HINCRBY', KEYS[2], user, -quantity)
   end
 end
-redis.call('HINCRBY', KEYS[1], 'seq', 1)
-return 1
+local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+if ARGV[2] ~= 'CONFIRMED' then
+  redis.call('PUBLISH', ARGV[3], KEYS[1] .. ' ' .. string.format('%d', seq))
+end
+return seq

@@ -11,6 +11,7 @@
 -- ARGV[4] tombstone TTL (s)
 -- ARGV[5] the consumer of group 'relay' the caller reads as: an entry another consumer holds is being persisted by
 --         it and is never taken back here
+-- ARGV[6] the units-back channel (see transition.lua)
 -- Returns 1 when undone; 2 when the purchase never ran (a tombstone stopped it, or it left no trace); 0 when its
 -- entry is gone (persisted, or undone before); -1 when another consumer holds the entry (it is being persisted).
 local held = redis.call('HGET', KEYS[3], ARGV[1])
@@ -48,7 +49,10 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
   else
     redis.call('HINCRBY', KEYS[1], 'stock', -quantity)
   end
-  redis.call('HINCRBY', KEYS[1], 'seq', 1)
+  local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+  if ARGV[3] == 'RETURN' then
+    redis.call('PUBLISH', ARGV[6], KEYS[1] .. ' ' .. string.format('%d', seq))
+  end
 end
 if redis.call('HEXISTS', KEYS[2], user) == 1 then
   redis.call('HINCRBY', KEYS[2], user, -quantity)

@@ -3,6 +3,9 @@
 -- KEYS[1] stock hash   KEYS[2] held hash   KEYS[3] users hash   KEYS[4] late hash (see settle_entries.lua)
 -- ARGV[1] stock   ARGV[2] available   ARGV[3] reserved   ARGV[4] sold   ARGV[5] per-user limit
 -- ARGV[6] the item's MySQL version in that snapshot ('wver': mirrored changes up to it are in the snapshot)
+-- ARGV[7] the hot-stock generation the warming pod knows ('gen': a purchase by a pod of another generation finds
+--         the item stale and rebuilds it, see purchase.lua)   ARGV[8] the units-back channel (see transition.lua)
+-- 'seq' starts at Redis's clock in microseconds, so that it only grows, across rebuilds too (pods cache by it).
 -- The new hot stock gets a fresh 'epoch' (Redis's clock): orders acknowledged under another epoch and committed
 -- after the snapshot are taken in when their commit settles, or here from the late hash if that came first.
 -- Returns 1 when created, 0 when the item was warm already.
@@ -28,6 +31,8 @@ for i = 1, #late, 2 do
   end
 end
 redis.call('DEL', KEYS[4])
+local seq = now[1] .. string.format('%06d', tonumber(now[2]))
 redis.call('HSET', KEYS[1], 'stock', ARGV[1], 'available', available, 'reserved', reserved, 'sold', ARGV[4],
-  'limit', ARGV[5], 'wver', ARGV[6], 'seq', 0, 'epoch', now[1] .. '.' .. now[2])
+  'limit', ARGV[5], 'wver', ARGV[6], 'seq', seq, 'epoch', now[1] .. '.' .. now[2], 'gen', ARGV[7])
+redis.call('PUBLISH', ARGV[8], KEYS[1] .. ' ' .. seq)
 return 1

@@ -65,6 +65,9 @@ public interface FlashstockConfig {
     /** The readiness checks. */
     Health health();
 
+    /** What each pod keeps in memory of the items' availability (sold-out answers, availability reads). */
+    Availability availability();
+
     interface Optimistic {
         /** Attempts per purchase (the first included) before answering 503. */
         @WithDefault("30")
@@ -176,6 +179,25 @@ public interface FlashstockConfig {
         /** An item whose hot stock did not change for this long is compared with MySQL and corrected. */
         @WithDefault("5s")
         Duration reconcileAfterQuiet();
+
+        /**
+         * How long an item stays in each pod's relay and reconcile rounds after its last purchase, read or change.
+         * Items quiet for longer, with no pending order, cost nothing until touched again, so an idle pod's Redis
+         * traffic follows the items on sale, not the catalog. Keep it above {@code reconcile-after-quiet}.
+         */
+        @WithDefault("2m")
+        Duration activeFor();
+    }
+
+    interface Availability {
+        /**
+         * Longest a pod answers from what it knows of an item's available units: availability reads load an item at
+         * most once per this (also {@code Cache-Control: max-age}, rounded down to whole seconds), and a sold-out
+         * purchase is answered 409 from memory within it. Units coming back reach every pod at once over Redis
+         * pub/sub; this bounds how long a pod that missed the message (Redis unreachable) can be wrong.
+         */
+        @WithDefault("1s")
+        Duration cacheTtl();
     }
 
     interface Health {

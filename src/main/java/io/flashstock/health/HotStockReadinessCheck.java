@@ -9,8 +9,8 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 
 /**
- * Readiness ({@code redis-lua}): DOWN until the scripts are loaded and every item's hot stock is warm, and again
- * while the pod re-warms after Redis restarted or lost its data. Reads in-memory state only. UP for the other
+ * Readiness ({@code redis-lua}): DOWN until the scripts are loaded into Redis and the hot-stock generation is known.
+ * Items are warmed on demand, so readiness never waits for the catalog. Reads in-memory state only. UP for the other
  * strategies.
  */
 @Readiness
@@ -30,6 +30,6 @@ public class HotStockReadinessCheck implements HealthCheck {
         if (!strategy.is(StrategyName.REDIS_LUA)) {
             return HealthCheckResponse.named("hot-stock").up().withData("used", false).build();
         }
-        return HealthCheckResponse.named("hot-stock").status(warmer.isWarm()).build();
+        return HealthCheckResponse.named("hot-stock").status(warmer.isReady()).build();
     }
 }

@@ -2,6 +2,7 @@ package io.flashstock.item;
 
 import java.net.URI;
 
+import io.flashstock.config.FlashstockConfig;
 import io.flashstock.web.InputRules;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
@@ -12,6 +13,10 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.CacheControl;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.EntityTag;
+import jakarta.ws.rs.core.Request;
 import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
@@ -21,9 +26,11 @@ import org.jboss.resteasy.reactive.RestPath;
 public class ItemResource {
 
     private final ItemService items;
+    private final int maxAgeSeconds;
 
-    ItemResource(ItemService items) {
+    ItemResource(ItemService items, FlashstockConfig config) {
         this.items = items;
+        this.maxAgeSeconds = (int) Math.min(1, config.availability().cacheTtl().toSeconds());
     }
 
     /** Creates an item with its initial stock: 201, or 409 {@code item-exists}. */
@@ -38,6 +45,24 @@ public class ItemResource {
     @Path("/{sku}")
     public ItemView get(@RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku) {
         return items.get(sku);
+    }
+
+    /**
+     * What a buyer's page polls: available units and the sale's state, from memory or the hot stock (never a MySQL
+     * query per request). {@code ETag} and {@code Cache-Control: max-age}; {@code If-None-Match} → 304.
+     */
+    @GET
+    @Path("/{sku}/availability")
+    public Response availability(
+            @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
+            @Context Request request) {
+        AvailabilityView view = items.availability(sku);
+        EntityTag tag = new EntityTag(view.etag());
+        CacheControl cache = new CacheControl();
+        cache.setMaxAge(maxAgeSeconds);
+        cache.setNoTransform(false);
+        Response.ResponseBuilder unchanged = request.evaluatePreconditions(tag);
+        return (unchanged != null ? unchanged : Response.ok(view)).tag(tag).cacheControl(cache).build();
     }
 
     /**

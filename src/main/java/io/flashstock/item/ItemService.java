@@ -12,16 +12,17 @@ import io.flashstock.support.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.PersistenceException;
-import jakarta.transaction.Transactional;
 
 /** Creates, reads and restocks items in MySQL. Restock is a relative update: it never loses a concurrent sale. */
 @ApplicationScoped
 public class ItemService {
 
     private final StockMirror mirror;
+    private final Availability availability;
 
-    ItemService(StockMirror mirror) {
+    ItemService(StockMirror mirror, Availability availability) {
         this.mirror = mirror;
+        this.availability = availability;
     }
 
     /** Creates the item; once committed, the mirror (redis-lua) warms its hot stock. */
@@ -56,9 +57,15 @@ public class ItemService {
         return ItemView.of(item);
     }
 
-    @Transactional(Transactional.TxType.SUPPORTS)
+    /** The item; its counters count every acknowledged purchase (redis-lua: the hot stock's, when it has them). */
     public ItemView get(String sku) {
-        return ItemView.of(find(sku));
+        ItemView stored = QuarkusTransaction.requiringNew().call(() -> ItemView.of(find(sku)));
+        return mirror.current(stored);
+    }
+
+    /** What a buyer's page polls: from memory or the hot stock, never a MySQL query per request. */
+    public AvailabilityView availability(String sku) {
+        return availability.read(sku);
     }
 
     /** The item after a restock, and whether it repeats an earlier restock with the same Idempotency-Key. */
@@ -98,6 +105,9 @@ public class ItemService {
         }
         if (restocked.event() != null) {
             mirror.apply(List.of(restocked.event()));
+        }
+        if (!restocked.replayed()) {
+            availability.unitsBack(sku, restocked.item().version());
         }
         return new RestockOutcome(restocked.item(), restocked.replayed());
     }

@@ -28,6 +28,18 @@ public interface StockMirror {
     void itemCreated(String sku);
 
     /**
+     * The item's available units and change number as the copy holds them, warming the item if the copy has none
+     * (only called when {@link #active()}); {@link Availability.Level#NONE} for an unknown item.
+     */
+    Availability.Level level(String sku);
+
+    /**
+     * The item as MySQL stored it, with the copy's counters when the copy holds the item: those count every
+     * acknowledged purchase, MySQL's may trail behind (write-behind). Returns {@code stored} when not active.
+     */
+    ItemView current(ItemView stored);
+
+    /**
      * Makes an order that was acknowledged but may not be in MySQL yet (write-behind) land there now; returns
      * whether anything was persisted. For GET/confirm/cancel right after the purchase.
      */

@@ -12,8 +12,9 @@ import io.flashstock.db.ConflictRetry;
 import io.flashstock.db.DbErrors;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
-import io.flashstock.item.Item;
 import io.flashstock.item.StockEvent;
+import io.flashstock.item.Availability;
+import io.flashstock.item.Item;
 import io.flashstock.item.StockMirror;
 import io.flashstock.support.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -34,10 +35,12 @@ public class OrderService {
 
     private final ConflictRetry retry;
     private final StockMirror mirror;
+    private final Availability availability;
 
-    OrderService(ConflictRetry retry, StockMirror mirror) {
+    OrderService(ConflictRetry retry, StockMirror mirror, Availability availability) {
         this.retry = retry;
         this.mirror = mirror;
+        this.availability = availability;
     }
 
     public OrderView get(String orderId) {
@@ -110,25 +113,29 @@ public class OrderService {
         Instant now = Timestamps.now();
         if (transition(order, target, now)) {
             counters.apply(order.sku, order.quantity, now);
+            long returnedAt = kind == StockEvent.Kind.RETURNED && !mirror.active() ? Item.currentVersion(order.sku) : -1;
             return new Changed(OrderView.of(order), mirror.record(kind, order.sku, order.id, order.quantity, now),
-                    true);
+                    true, returnedAt);
         }
         if (!settled.test(order.status)) {
             throw FlashstockException.orderNotReserved(order.id, order.status, verb);
         }
-        return new Changed(OrderView.of(order), null, false);
+        return new Changed(OrderView.of(order), null, false, -1);
     }
 
     /**
-     * The order as answered, the counter change to mirror once its transaction committed (or null), and whether this
-     * attempt moved the order.
+     * The order as answered, the counter change to mirror once its transaction committed (or null), whether this
+     * attempt moved the order, and the item's version if it gave units back in MySQL (else -1).
      */
-    private record Changed(OrderView view, StockEvent event, boolean moved) {
+    private record Changed(OrderView view, StockEvent event, boolean moved, long returnedAt) {
     }
 
     private OrderView mirrored(Changed changed) {
         if (changed.event() != null) {
             mirror.apply(List.of(changed.event()));
+        }
+        if (changed.returnedAt() >= 0) {
+            availability.unitsBack(changed.view().sku(), changed.returnedAt());
         }
         return changed.view();
     }

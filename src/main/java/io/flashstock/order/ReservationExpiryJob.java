@@ -10,6 +10,7 @@ import io.flashstock.config.FlashstockConfig;
 import io.flashstock.db.ConflictRetry;
 import io.flashstock.item.Item;
 import io.flashstock.item.StockEvent;
+import io.flashstock.item.Availability;
 import io.flashstock.item.StockMirror;
 import io.flashstock.support.Timestamps;
 import io.micrometer.core.instrument.Counter;
@@ -35,15 +36,17 @@ public class ReservationExpiryJob {
 
     private final EntityManager em;
     private final StockMirror mirror;
+    private final Availability availability;
     private final ConflictRetry retry;
     private final FlashstockConfig.Expiry settings;
     private final Counter expired;
     private volatile Instant lastRun;
 
     ReservationExpiryJob(EntityManager em, ConflictRetry retry, FlashstockConfig config, MeterRegistry registry,
-            StockMirror mirror) {
+            StockMirror mirror, Availability availability) {
         this.em = em;
         this.mirror = mirror;
+        this.availability = availability;
         this.retry = retry;
         this.settings = config.expiry();
         this.expired = Counter.builder("flashstock.orders.expired")
@@ -67,6 +70,7 @@ public class ReservationExpiryJob {
         for (int batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
             Batch expiredBatch = retry.inNewTransactions(this::expireOneBatch);
             mirror.apply(expiredBatch.events());
+            expiredBatch.returnedAt().forEach(availability::unitsBack);
             int count = expiredBatch.expired();
             total += count;
             if (count < settings.batchSize()) {
@@ -84,8 +88,11 @@ public class ReservationExpiryJob {
         return lastRun;
     }
 
-    /** Orders expired by one transaction, and their RETURNED events for the mirror (none when it is inactive). */
-    private record Batch(int expired, List<StockEvent> events) {
+    /**
+     * Orders expired by one transaction, their RETURNED events for the mirror (none when it is inactive), and
+     * otherwise each item's version after its units came back.
+     */
+    private record Batch(int expired, List<StockEvent> events, Map<String, Long> returnedAt) {
     }
 
     private Batch expireOneBatch() {
@@ -97,7 +104,7 @@ public class ReservationExpiryJob {
                 .setParameter(1, settings.batchSize())
                 .getResultList();
         if (due.isEmpty()) {
-            return new Batch(0, List.of());
+            return new Batch(0, List.of(), Map.of());
         }
         List<String> ids = due.stream().map(row -> (String) row[0]).toList();
         int flipped = em.createQuery("update PurchaseOrder set status = :expired, updatedAt = :now"
@@ -115,7 +122,13 @@ public class ReservationExpiryJob {
         for (Object[] row : due) {
             unitsBySku.merge((String) row[1], ((Number) row[2]).intValue(), Integer::sum);
         }
-        unitsBySku.forEach((sku, units) -> Item.returnReserved(sku, units, now));
+        Map<String, Long> returnedAt = new TreeMap<>();
+        unitsBySku.forEach((sku, units) -> {
+            Item.returnReserved(sku, units, now);
+            if (!mirror.active()) {
+                returnedAt.put(sku, Item.currentVersion(sku));
+            }
+        });
         List<StockEvent> events = new ArrayList<>(due.size());
         for (Object[] row : due) {
             StockEvent event = mirror.record(StockEvent.Kind.RETURNED, (String) row[1], (String) row[0],
@@ -125,7 +138,7 @@ public class ReservationExpiryJob {
             }
         }
         expired.increment(ids.size());
-        return new Batch(ids.size(), events);
+        return new Batch(ids.size(), events, returnedAt);
     }
 
     /** Lets operators switch the job off in a pod with {@code flashstock.expiry.enabled=false}. */

@@ -11,6 +11,8 @@ import io.flashstock.deduction.DeductionStrategy;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.PurchaseOutcome;
 import io.flashstock.error.FlashstockException;
+import io.flashstock.error.ProblemCode;
+import io.flashstock.item.Availability;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -24,11 +26,14 @@ import jakarta.enterprise.context.ApplicationScoped;
 public class PurchaseService {
 
     private final DeductionStrategy strategy;
+    private final Availability availability;
     private final int maxQuantity;
     private final MeterRegistry registry;
 
-    PurchaseService(ActiveStrategy active, FlashstockConfig config, MeterRegistry registry) {
+    PurchaseService(ActiveStrategy active, Availability availability, FlashstockConfig config,
+            MeterRegistry registry) {
         this.strategy = active.get();
+        this.availability = availability;
         this.maxQuantity = config.maxQuantityPerRequest();
         this.registry = registry;
     }
@@ -43,11 +48,18 @@ public class PurchaseService {
         Timer.Sample sample = Timer.start(registry);
         String outcome = "error";
         try {
+            if (idempotencyKey == null && availability.soldOut(sku, request.quantity())) {
+                // Known sold out: no Redis, no MySQL. With a key the strategy answers: it may be a retry of a 201.
+                throw FlashstockException.soldOut(sku, request.quantity());
+            }
             PurchaseOutcome result = strategy.purchase(command);
             outcome = result.replayed() ? "replayed" : "reserved";
             return result;
         } catch (FlashstockException e) {
             outcome = e.code().code();
+            if (e.code() == ProblemCode.SOLD_OUT) {
+                availability.learn(sku); // the next refusals of this item come from memory
+            }
             throw e;
         } finally {
             sample.stop(registry.timer("flashstock.purchases", "strategy", strategy.name().configValue(),

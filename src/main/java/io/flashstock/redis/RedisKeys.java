@@ -67,6 +67,32 @@ public final class RedisKeys {
         return prefix(sku) + "event:" + eventId;
     }
 
+    /** The item's sku, from its {@link #stock} key. */
+    public static String skuOfStock(String stockKey) {
+        int open = stockKey.indexOf('{');
+        int close = stockKey.lastIndexOf('}');
+        if (!stockKey.startsWith("fs:{") || close <= open || !stockKey.endsWith("}:stock")) {
+            throw new IllegalArgumentException("not a stock key: " + stockKey);
+        }
+        return stockKey.substring(open + 1, close);
+    }
+
+    /**
+     * Sorted set of the items with recent work (redis-lua): sku → when a pod last announced it (epoch ms). Every pod's
+     * relay and reconcile look at these items, and only at these, so their cost follows the sale, not the catalog.
+     */
+    public static String activeItems() {
+        return "fs:active";
+    }
+
+    /**
+     * Pub/sub channel of "units came back" messages ({@code <stock key> <seq>} from the redis-lua scripts,
+     * {@code <sku> <version>} from the MySQL strategies): each pod forgets what it cached about the item before that.
+     */
+    public static String unitsBackChannel() {
+        return "fs:units-back";
+    }
+
     /**
      * The generation of the hot stock (redis-lua): written by the first warm-up; when it disappears or changes,
      * Redis restarted or lost its data, and the pods re-warm from MySQL.

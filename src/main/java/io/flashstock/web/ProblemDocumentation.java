@@ -72,6 +72,7 @@ public class ProblemDocumentation implements OASFilter {
     static final Map<String, List<ProblemCode>> PROBLEMS = Map.of(
             "POST /items", List.of(INVALID_REQUEST, ITEM_EXISTS, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE),
             "GET /items/{sku}", List.of(INVALID_REQUEST, ITEM_NOT_FOUND),
+            "GET /items/{sku}/availability", List.of(INVALID_REQUEST, ITEM_NOT_FOUND),
             "POST /items/{sku}/restock",
             List.of(INVALID_REQUEST, ITEM_NOT_FOUND, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE,
                     IDEMPOTENCY_KEY_REUSED, OUTCOME_UNKNOWN),

@@ -52,8 +52,8 @@ class LayoutTest {
         layer("db").mayUse("config", "error", "support").check(classes);
         layer("redis").mayUse("config", "error", "support").check(classes);
         layer("web").mayUse("config", "error", "support", "db").check(classes);
-        layer("item").mayUse("config", "error", "support", "db", "web").check(classes);
-        layer("order").mayUse("config", "error", "support", "db", "web", "item").check(classes);
+        layer("item").mayUse("config", "error", "support", "db", "redis", "web").check(classes);
+        layer("order").mayUse("config", "error", "support", "db", "redis", "web", "item").check(classes);
         layer("deduction").mayUse("config", "error", "support", "db", "redis", "web", "item", "order")
                 .check(classes);
     }

@@ -179,6 +179,68 @@ public abstract class StrategyContract {
         assertCounters(sku, 5, 5, 0, 0);
     }
 
+    // ---- Reads: availability from memory or the hot stock, counters that count every acknowledged purchase ------
+
+    @Test
+    void availabilityFollowsEverySaleAndReturn() {
+        String sku = newSku("avail");
+        createItem(sku, 2, 0);
+        Response first = given().get("/items/" + sku + "/availability");
+        first.then().statusCode(200).contentType(ContentType.JSON).header("Cache-Control", "max-age=1")
+                .body("sku", equalTo(sku)).body("available", equalTo(2)).body("state", equalTo("on-sale"));
+        String etag = first.header("ETag");
+        assertTrue(etag != null && !etag.isBlank(), "an ETag");
+        given().header("If-None-Match", etag).get("/items/" + sku + "/availability").then().statusCode(304);
+
+        String kept = buy(sku, "avail-1", 1);
+        // Every acknowledged purchase counts at once, in every strategy and mode (write-behind included).
+        assertEquals(1, item(sku).getInt("available"), "GET /items right after the 201");
+        String returned = buy(sku, "avail-2", 1);
+        assertEquals(List.of(0, 2), List.of(item(sku).getInt("available"), item(sku).getInt("reserved")));
+        awaitAvailability(sku, 0, "sold-out");
+        assertTrue(!etag.equals(given().get("/items/" + sku + "/availability").header("ETag")), "a new ETag");
+
+        // Sold out: refused again and again (from memory once known), and nothing changes.
+        for (int i = 0; i < 10; i++) {
+            assertProblem(purchase(sku, "late-" + i, 1, null), 409, "sold-out", "sold-out storm");
+        }
+        // A retry of a 201 with its Idempotency-Key is never answered sold-out from memory.
+        String key = UUID.randomUUID().toString();
+        given().post("/orders/" + kept + "/cancel").then().statusCode(200);
+        String keyed = purchase(sku, "keyed", 1, key).then().statusCode(201).extract().path("orderId");
+        assertProblem(purchase(sku, "late-x", 1, null), 409, "sold-out", "sold out again");
+        purchase(sku, "keyed", 1, key).then().statusCode(201).header("Idempotent-Replayed", "true")
+                .body("orderId", equalTo(keyed));
+
+        // Units come back: the very next purchase gets them (no pod keeps answering sold-out from memory).
+        given().post("/orders/" + returned + "/cancel").then().statusCode(200);
+        purchase(sku, "after-cancel", 1, null).then().statusCode(201);
+        given().contentType(ContentType.JSON).body("{\"quantity\":1}").post("/items/" + sku + "/restock")
+                .then().statusCode(200);
+        purchase(sku, "after-restock", 1, null).then().statusCode(201);
+        assertProblem(purchase(sku, "late-y", 1, null), 409, "sold-out", "sold out after the restock");
+        assertCounters(sku, 3, 0, 3, 0);
+        assertEquals(5, Db.orderCount(sku), "two cancelled orders and three reserved ones");
+
+        assertProblem(given().get("/items/no-such-" + sku + "/availability"), 404, "item-not-found", "unknown sku");
+    }
+
+    /** The availability read reaches {@code available} within the cache's TTL (1 s) plus slack. */
+    protected static void awaitAvailability(String sku, int available, String state) {
+        long deadline = System.currentTimeMillis() + 3_000;
+        while (true) {
+            JsonPath view = given().get("/items/" + sku + "/availability").then().statusCode(200).extract().jsonPath();
+            if (view.getInt("available") == available && state.equals(view.getString("state"))) {
+                return;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                assertEquals(List.of(available, state), List.of(view.getInt("available"), view.getString("state")),
+                        "availability of " + sku);
+            }
+            Thread.onSpinWait();
+        }
+    }
+
     @Test
     void expiredReservationsReturnUnitsExactlyOnce() throws InterruptedException {
         String sku = newSku("expiry");

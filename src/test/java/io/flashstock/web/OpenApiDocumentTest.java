@@ -40,6 +40,7 @@ class OpenApiDocumentTest {
             "post /items", answers("201", "400", "invalid-request", "409", "item-exists", "413", "payload-too-large",
                     "415", "unsupported-media-type"),
             "get /items/{sku}", answers("200", "400", "invalid-request", "404", "item-not-found"),
+            "get /items/{sku}/availability", answers("200", "400", "invalid-request", "404", "item-not-found"),
             "post /items/{sku}/restock", answers("200", "400", "invalid-request", "404", "item-not-found", "413",
                     "payload-too-large", "415", "unsupported-media-type", "422", "idempotency-key-reused", "503",
                     "unavailable,outcome-unknown"),

@@ -7,9 +7,7 @@ import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
-import io.flashstock.item.Item;
 import io.flashstock.redis.RedisKeys;
-import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -29,7 +27,7 @@ public class HotStock {
     private final RedisDataSource redis;
     private final HotStockWarmer warmer;
     private final HotStockScripts scripts;
-    private final OrderRelay relay;
+    private final ActiveItems items;
     private final PendingStream stream;
     private final PodIdentity pod;
     private final long idempotencyTtlSeconds;
@@ -37,12 +35,12 @@ public class HotStock {
     private final String claim;
     private final String maxPending;
 
-    HotStock(RedisDataSource redis, HotStockWarmer warmer, HotStockScripts scripts, OrderRelay relay,
+    HotStock(RedisDataSource redis, HotStockWarmer warmer, HotStockScripts scripts, ActiveItems items,
             PendingStream stream, PodIdentity pod, FlashstockConfig config) {
         this.redis = redis;
         this.warmer = warmer;
         this.scripts = scripts;
-        this.relay = relay;
+        this.items = items;
         this.stream = stream;
         this.pod = pod;
         this.idempotencyTtlSeconds = Math.max(1, config.lua().idempotencyTtl().toSeconds());
@@ -51,42 +49,60 @@ public class HotStock {
         this.maxPending = writeThrough ? "0" : Integer.toString(config.lua().maxPending());
     }
 
-    /** What the purchase script decided, with what the reply carries for it. */
+    /**
+     * What the purchase script decided, with what the reply carries for it; {@code available} and {@code seq} are the
+     * item's counter and change number after an {@code OK} or {@code SOLD_OUT} (else -1).
+     */
     public record Decision(PurchaseReply reply, String entryId, String orderId, Instant createdAt, Instant expiresAt,
-            int limit, String epoch) {
+            int limit, String epoch, int available, long seq) {
+
+        static Decision of(PurchaseReply reply) {
+            return new Decision(reply, null, null, null, null, 0, null, -1, -1);
+        }
     }
 
-    /** Runs the purchase script for a new order id. Redis unreachable or cold → {@link UnavailableException}. */
+    /**
+     * Runs the purchase script for a new order id. An item without a hot stock, or of an older generation, is warmed
+     * from MySQL first. Redis unreachable or not ready → {@link UnavailableException}.
+     */
     public Decision purchase(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt) {
-        relay.track(command.sku());
+        items.touch(command.sku());
         Decision decision = decide(command, orderId, createdAt, expiresAt);
-        if (decision.reply() != PurchaseReply.COLD) {
-            return decision;
+        // Missing or stale: warm and ask again; twice, for a generation that changed again meanwhile.
+        for (int attempt = 0; attempt < 2 && (decision.reply() == PurchaseReply.COLD
+                || decision.reply() == PurchaseReply.STALE); attempt++) {
+            prepare(command.sku());
+            decision = decide(command, orderId, createdAt, expiresAt);
         }
-        // No hot stock for this sku: an unknown item, an item whose warm-up failed, or Redis lost its data.
-        try {
-            if (!QuarkusTransaction.requiringNew().call(() -> Item.count("sku", command.sku()) > 0)) {
-                throw FlashstockException.itemNotFound(command.sku());
-            }
-            if (warmer.generationLost()) {
-                warmer.itemWentCold(command.sku());
-                throw coldAnswer();
-            }
-            warmer.warm(command.sku());
-        } catch (FlashstockException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new UnavailableException("The hot stock cannot be rebuilt now; nothing was changed, try again.", e);
-        }
-        decision = decide(command, orderId, createdAt, expiresAt);
-        if (decision.reply() == PurchaseReply.COLD) {
+        if (decision.reply() == PurchaseReply.COLD || decision.reply() == PurchaseReply.STALE) {
             throw coldAnswer();
         }
         return decision;
     }
 
+    /**
+     * Warms the item's hot stock if it is missing or of an older generation ({@link HotStockWarmer#prepare}).
+     *
+     * @throws FlashstockException item-not-found for an unknown sku, unavailable when it cannot be done now
+     */
+    public void prepare(String sku) {
+        try {
+            warmer.prepare(sku);
+        } catch (FlashstockException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new UnavailableException("The hot stock cannot be rebuilt now; nothing was changed, try again.", e);
+        }
+    }
+
+    /** Whether an item hash of generation {@code itemGeneration} is usable by this pod. */
+    boolean isCurrent(String itemGeneration) {
+        return itemGeneration != null && itemGeneration.equals(warmer.generation());
+    }
+
     private Decision decide(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt) {
-        if (!warmer.isWarm()) {
+        String generation = warmer.generation();
+        if (generation == null) {
             throw coldAnswer();
         }
         String sku = command.sku();
@@ -100,18 +116,21 @@ public class HotStock {
                             Long.toString(createdAt.getEpochSecond()), Long.toString(expiresAt.getEpochSecond()),
                             Long.toString(idempotencyTtlSeconds),
                             command.idempotencyKey() == null ? "" : command.idempotencyKey(), pod.id(), claim,
-                            maxPending));
+                            maxPending, generation));
         } catch (RuntimeException e) {
             throw abandoned(command, orderId, e);
         }
         PurchaseReply code = PurchaseReply.parse(reply.get(0).toString());
         return switch (code) {
             case OK -> new Decision(code, reply.get(1).toString(), orderId, createdAt, expiresAt, 0,
-                    reply.get(2).toString());
+                    reply.get(2).toString(), reply.get(3).toInteger(), reply.get(4).toLong());
             case REPLAY -> new Decision(code, null, reply.get(1).toString(),
-                    Instant.ofEpochSecond(reply.get(2).toLong()), Instant.ofEpochSecond(reply.get(3).toLong()), 0, null);
-            case LIMIT -> new Decision(code, null, null, null, null, reply.get(1).toInteger(), null);
-            default -> new Decision(code, null, null, null, null, 0, null);
+                    Instant.ofEpochSecond(reply.get(2).toLong()), Instant.ofEpochSecond(reply.get(3).toLong()), 0, null,
+                    -1, -1);
+            case SOLD_OUT -> new Decision(code, null, null, null, null, 0, null, reply.get(1).toInteger(),
+                    reply.get(2).toLong());
+            case LIMIT -> new Decision(code, null, null, null, null, reply.get(1).toInteger(), null, -1, -1);
+            default -> Decision.of(code);
         };
     }
 
@@ -138,7 +157,7 @@ public class HotStock {
     }
 
     private static UnavailableException coldAnswer() {
-        return new UnavailableException("The hot stock is being rebuilt from the database; nothing was changed, "
-                + "try again.");
+        return new UnavailableException("The hot stock is not ready (Redis is being set up or was just rebuilt); "
+                + "nothing was changed, try again.");
     }
 }

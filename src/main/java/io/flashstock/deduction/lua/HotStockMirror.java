@@ -4,11 +4,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.ActiveStrategy;
 import io.flashstock.deduction.StrategyName;
+import io.flashstock.error.FlashstockException;
+import io.flashstock.error.ProblemCode;
 import io.flashstock.error.UnavailableException;
+import io.flashstock.item.Availability;
+import io.flashstock.item.ItemView;
 import io.flashstock.item.StockEvent;
 import io.flashstock.item.StockMirror;
 import io.flashstock.redis.RedisKeys;
@@ -31,20 +36,29 @@ public class HotStockMirror implements StockMirror {
     private static final long COLD = -1;
     /** Longest an order lookup waits for a relay round under way before answering 503 (retry). */
     private static final Duration LOOKUP_WAIT = Duration.ofSeconds(2);
+    /**
+     * An event of an item still cold this long after its commit is moot: no warm-up that started before the commit
+     * is still running (their leases are shorter), so the next warm-up reads a MySQL snapshot that has it.
+     */
+    private static final Duration COLD_EVENT_MOOT_AFTER = Duration.ofMinutes(1);
 
     private final RedisDataSource redis;
     private final HotStockScripts scripts;
-    private final HotStockWarmer warmer;
+    private final HotStock hotStock;
     private final OrderRelay relay;
+    private final ActiveItems items;
+    private final Availability availability;
     private final ActiveStrategy strategy;
     private final FlashstockConfig.Lua settings;
 
-    HotStockMirror(RedisDataSource redis, HotStockScripts scripts, HotStockWarmer warmer, OrderRelay relay,
-            ActiveStrategy strategy, FlashstockConfig config) {
+    HotStockMirror(RedisDataSource redis, HotStockScripts scripts, HotStock hotStock, OrderRelay relay,
+            ActiveItems items, Availability availability, ActiveStrategy strategy, FlashstockConfig config) {
         this.redis = redis;
         this.scripts = scripts;
-        this.warmer = warmer;
+        this.hotStock = hotStock;
         this.relay = relay;
+        this.items = items;
+        this.availability = availability;
         this.strategy = strategy;
         this.settings = config.lua();
     }
@@ -60,12 +74,19 @@ public class HotStockMirror implements StockMirror {
             return;
         }
         List<String> done = new ArrayList<>(events.size());
+        Instant moot = Timestamps.now().minus(COLD_EVENT_MOOT_AFTER);
         for (StockEvent event : events) {
-            relay.track(event.sku);
             try {
-                if (applyOne(event) != COLD) {
-                    done.add(event.id); // a cold item keeps its event: applied after its warm-up (or moot)
-                }
+                long applied = applyOne(event);
+                if (applied != COLD) {
+                    items.touch(event.sku);
+                    done.add(event.id);
+                    if (applied > 0 && event.kind != StockEvent.Kind.CONFIRMED) {
+                        availability.forget(event.sku, applied); // this pod at once; the others by the message
+                    }
+                } else if (event.createdAt.isBefore(moot)) {
+                    done.add(event.id); // cold since: the next warm-up reads it from MySQL
+                } // else a warm-up may be under way from a snapshot before the commit: applied after it
             } catch (RuntimeException e) {
                 LOG.warnf("Could not mirror %s of %s now; the sweeper retries: %s", event.kind, event.sku,
                         e.toString());
@@ -87,10 +108,10 @@ public class HotStockMirror implements StockMirror {
             case RESTOCKED -> scripts.restock.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.event(sku, event.id)),
                     List.of(Integer.toString(event.quantity), event.id,
                             Long.toString(Math.max(3600, settings.idempotencyTtl().toSeconds())),
-                            Long.toString(event.itemVersion))).toLong();
+                            Long.toString(event.itemVersion), RedisKeys.unitsBackChannel())).toLong();
             case CONFIRMED, RETURNED -> scripts.transition.run(redis,
                     List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku)),
-                    List.of(event.orderId, event.kind.name())).toLong();
+                    List.of(event.orderId, event.kind.name(), RedisKeys.unitsBackChannel())).toLong();
         };
     }
 
@@ -104,17 +125,50 @@ public class HotStockMirror implements StockMirror {
         }
     }
 
+    /** Nothing to do: the item's first purchase or availability read warms it, so an item never sold costs nothing. */
     @Override
     public void itemCreated(String sku) {
+        // warmed on demand
+    }
+
+    @Override
+    public Availability.Level level(String sku) {
+        items.touch(sku);
+        for (int attempt = 0; attempt < 3; attempt++) {
+            Map<String, String> fields = redis.hash(String.class).hmget(RedisKeys.stock(sku), "available", "seq",
+                    "gen");
+            if (fields.get("available") != null && hotStock.isCurrent(fields.get("gen"))) {
+                return new Availability.Level(Integer.parseInt(fields.get("available")),
+                        Long.parseLong(fields.get("seq")));
+            }
+            if (attempt == 2) {
+                break;
+            }
+            try {
+                hotStock.prepare(sku);
+            } catch (FlashstockException e) {
+                if (e.code() == ProblemCode.ITEM_NOT_FOUND) {
+                    return Availability.Level.NONE;
+                }
+                throw e;
+            }
+        }
+        throw new UnavailableException("The hot stock is not ready; try again.");
+    }
+
+    @Override
+    public ItemView current(ItemView stored) {
         if (!active()) {
-            return;
+            return stored;
         }
-        try {
-            warmer.warm(sku);
-        } catch (RuntimeException e) {
-            // The first purchase finds the hash missing and warms it.
-            LOG.warnf("Could not warm new item %s now: %s", sku, e.toString());
+        Map<String, String> hot = redis.hash(String.class).hmget(RedisKeys.stock(stored.sku()), "stock", "available",
+                "reserved", "sold", "gen");
+        if (hot.get("available") == null || !hotStock.isCurrent(hot.get("gen"))) {
+            return stored; // not warm: no purchase since it was last warmed here, MySQL is current
         }
+        return new ItemView(stored.sku(), stored.name(), Integer.parseInt(hot.get("stock")),
+                Integer.parseInt(hot.get("available")), Integer.parseInt(hot.get("reserved")),
+                Integer.parseInt(hot.get("sold")), stored.perUserLimit(), stored.version());
     }
 
     @Override

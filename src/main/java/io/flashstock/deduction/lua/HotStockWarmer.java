@@ -5,11 +5,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.ActiveStrategy;
 import io.flashstock.deduction.StrategyName;
+import io.flashstock.error.FlashstockException;
+import io.flashstock.item.Availability;
 import io.flashstock.item.Item;
 import io.flashstock.redis.Lease;
 import io.flashstock.redis.RedisKeys;
@@ -26,13 +27,15 @@ import org.jboss.logging.Logger;
 /**
  * Warm-up and the generation of the hot stock ({@code redis-lua}).
  * <ul>
- * <li><b>Warm-up</b>: at startup, on item creation, and whenever an item's hash is missing, copies MySQL's counters
- * (and its RESERVED orders, per-user units and recent Idempotency-Keys, see {@link ItemSnapshot}) into Redis under
- * the item's lock, only where the hash does not exist: it never overwrites live counters and never flushes
- * anything.</li>
- * <li><b>Generation</b>: the first warm-up writes a random generation ({@link RedisKeys#generation()}). Missing or
- * changed means Redis restarted or lost its data: the pod is cold (purchases 503, readiness DOWN) until it has
- * re-warmed every item from MySQL.</li>
+ * <li><b>Warm-up on demand</b>: an item gets a hot stock the first time a purchase or an availability read needs it
+ * ({@link #prepare}): MySQL's counters (and its RESERVED orders, per-user units and recent Idempotency-Keys, see
+ * {@link ItemSnapshot}) are copied into Redis under the item's lock, only where the hash does not exist: it never
+ * overwrites live counters and never flushes anything. Startup and readiness do not wait for the catalog, and an
+ * item never sold takes no Redis memory.</li>
+ * <li><b>Generation</b>: the first pod writes a random generation ({@link RedisKeys#generation()}) and each item's
+ * hash records the generation it was warmed under. Missing or changed means Redis restarted or lost its data, or a
+ * pod of another strategy changed MySQL behind the hot stock: the pods take up the new generation, and an item of
+ * an older one is rebuilt from MySQL the next time it is used ({@code lua/purchase.lua} answers {@code STALE}).</li>
  * </ul>
  */
 @ApplicationScoped
@@ -43,24 +46,29 @@ public class HotStockWarmer {
     private final RedisDataSource redis;
     private final RedisLock locks;
     private final OrderRelay relay;
+    private final ActiveItems items;
     private final HotStockScripts scripts;
     private final ActiveStrategy strategy;
     private final FlashstockConfig.Lua settings;
     private final Counter cold;
-    /** Set once every item was warmed for the current generation; cleared when Redis lost its data. */
-    private final AtomicBoolean warm = new AtomicBoolean();
+    private final Availability availability;
+    /** The generation this pod uses; null until the scripts are loaded and the generation is known. */
     private volatile String generation;
 
-    HotStockWarmer(RedisDataSource redis, RedisLock locks, OrderRelay relay, HotStockScripts scripts,
-            ActiveStrategy strategy, FlashstockConfig config, MeterRegistry registry) {
+    HotStockWarmer(RedisDataSource redis, RedisLock locks, OrderRelay relay, ActiveItems items,
+            HotStockScripts scripts, Availability availability, ActiveStrategy strategy, FlashstockConfig config,
+            MeterRegistry registry) {
+        this.availability = availability;
         this.redis = redis;
         this.locks = locks;
         this.relay = relay;
+        this.items = items;
         this.scripts = scripts;
         this.strategy = strategy;
         this.settings = config.lua();
         this.cold = Counter.builder("flashstock.hotstock.cold")
-                .description("Times Redis was found without an item's hot stock (restart, data loss)")
+                .description("Items rebuilt from MySQL because Redis lost their hot stock or it was of an older "
+                        + "generation (restart, data loss, another strategy ran)")
                 .register(registry);
     }
 
@@ -70,9 +78,9 @@ public class HotStockWarmer {
             return;
         }
         try {
-            rewarm();
+            start();
         } catch (RuntimeException e) {
-            LOG.warnf("Hot stock not warm yet (readiness stays DOWN, retried every %s): %s",
+            LOG.warnf("Hot stock not ready yet (readiness stays DOWN, retried every %s): %s",
                     settings.watchInterval(), e.toString());
         }
     }
@@ -80,8 +88,8 @@ public class HotStockWarmer {
     /**
      * A pod of another strategy is starting: it will change MySQL behind the hot stock's back (counters, per-user
      * units, RESERVED orders), so whatever redis-lua left in Redis is stale from now on. Removing the generation makes
-     * redis-lua pods (now, or after a switch back) rebuild every item from MySQL. Best effort: a pod that does not
-     * use Redis for its strategy still starts when Redis is down.
+     * redis-lua pods (now, or after a switch back) rebuild each item from MySQL before they use it. Best effort: a pod
+     * that does not use Redis for its strategy still starts when Redis is down.
      */
     private void invalidate() {
         try {
@@ -94,120 +102,109 @@ public class HotStockWarmer {
         }
     }
 
-    /** Whether the scripts are loaded and every item is warm for the current generation. */
-    public boolean isWarm() {
-        return warm.get();
+    /** Whether the scripts are loaded and the generation is known: purchases can run (items warm on demand). */
+    public boolean isReady() {
+        return generation != null;
     }
 
-    /**
-     * Warms every item from MySQL for the current generation, then marks this pod warm. While the generation holds,
-     * items that are warm already are left alone. Without one (a new or emptied Redis, data loss, or a pod of another
-     * strategy ran since: {@link #invalidate()}), whatever Redis still holds is not trusted: each item's pending
-     * orders are persisted, its hot keys dropped and rebuilt from MySQL ({@link #rebuild}).
-     */
-    synchronized void rewarm() {
+    /** The generation this pod passes to the purchase script; null before {@link #start()} succeeded. */
+    String generation() {
+        return generation;
+    }
+
+    /** Loads the scripts and takes up Redis's generation (writing one if there is none). Cheap: no item is read. */
+    synchronized void start() {
         scripts.preloadAll(redis);
-        String current;
-        List<String> skus;
-        do {
-            current = redis.value(String.class).get(RedisKeys.generation());
-            boolean trusted = current != null;
-            if (!trusted) {
-                redis.value(String.class).setnx(RedisKeys.generation(), UUID.randomUUID().toString());
-                current = redis.value(String.class).get(RedisKeys.generation());
-            }
-            skus = allSkus();
-            for (String sku : skus) {
-                if (trusted) {
-                    warm(sku);
-                } else {
-                    rebuild(sku);
-                }
-            }
-            // Redis lost its data again while we warmed: what we warmed may be gone, warm again.
-        } while (!current.equals(redis.value(String.class).get(RedisKeys.generation())));
-        generation = current;
-        warm.set(true);
-        LOG.infof("Hot stock warm: %d item(s), generation %s", skus.size(), current);
-    }
-
-    /** Every item's sku in MySQL. */
-    List<String> allSkus() {
-        return QuarkusTransaction.requiringNew().call(() -> Item.getEntityManager()
-                .createQuery("select i.sku from Item i", String.class).getResultList());
+        items.retireScript().preload(redis);
+        items.refresh();
+        takeUpGeneration();
     }
 
     /**
-     * Copies one item from MySQL into Redis if its hash is missing, under the item's lock so that two pods do not
-     * interleave. Returns whether it created the hash.
+     * Reads Redis's generation, writing a new one if it is gone (a new or emptied Redis, data loss, another strategy
+     * ran), and makes it this pod's. Returns whether it changed from what this pod used.
      */
-    boolean warm(String sku) {
-        relay.track(sku);
-        if (redis.key().exists(RedisKeys.stock(sku))) {
+    synchronized boolean takeUpGeneration() {
+        String current = redis.value(String.class).get(RedisKeys.generation());
+        if (current == null) {
+            redis.value(String.class).setnx(RedisKeys.generation(), UUID.randomUUID().toString());
+            current = redis.value(String.class).get(RedisKeys.generation());
+            scripts.preloadAll(redis); // an emptied Redis lost its scripts too
+            items.retireScript().preload(redis);
+        }
+        String before = generation;
+        if (current.equals(before)) {
             return false;
         }
+        if (before != null) {
+            availability.forgetAll(); // what it knew came from hot stock that may be gone
+            LOG.warnf("Hot-stock generation %s is gone (Redis restarted or lost data, or another strategy ran); "
+                    + "items are rebuilt from MySQL under %s as they are used", before, current);
+        }
+        generation = current;
+        return true;
+    }
+
+    /**
+     * The purchase script found the item without a hot stock ({@code COLD}) or of another generation ({@code STALE}):
+     * makes it usable. This pod takes up Redis's current generation first (it may have been outdated: then the item
+     * may be fine as it is); an item missing or of another generation is then warmed from MySQL, after its pending
+     * orders went to MySQL if it had a hash.
+     *
+     * @throws io.flashstock.error.FlashstockException item-not-found when MySQL has no such item
+     */
+    void prepare(String sku) {
+        takeUpGeneration();
+        String current = generation;
+        String itemGeneration = redis.hash(String.class).hget(RedisKeys.stock(sku), "gen");
+        if (current.equals(itemGeneration)) {
+            return; // warmed by another request meanwhile
+        }
+        if (itemGeneration != null || redis.key().exists(RedisKeys.stock(sku))) {
+            relay.drain(sku); // acknowledged orders go to MySQL before the hot stock is rebuilt from it
+        } else if (!QuarkusTransaction.requiringNew().call(() -> Item.count("sku", sku) > 0)) {
+            throw FlashstockException.itemNotFound(sku); // no lock, no snapshot for an unknown sku
+        }
+        if (!warm(sku, current)) {
+            throw FlashstockException.itemNotFound(sku);
+        }
+    }
+
+    /**
+     * Copies one item from MySQL into Redis for {@code current}, under the item's lock so that two pods do not
+     * interleave; a hash of another generation is dropped first. Returns false when MySQL has no such item.
+     */
+    private boolean warm(String sku, String current) {
+        items.touch(sku);
         try (Lease lease = locks.acquire(sku, Duration.ofSeconds(30), Duration.ofSeconds(10))) {
-            if (redis.key().exists(RedisKeys.stock(sku))) {
-                return false;
+            String itemGeneration = redis.hash(String.class).hget(RedisKeys.stock(sku), "gen");
+            if (current.equals(itemGeneration)) {
+                return true;
             }
             ItemSnapshot snapshot = QuarkusTransaction.requiringNew()
                     .call(() -> ItemSnapshot.load(sku, settings.idempotencyTtl()));
             if (snapshot == null) {
                 return false;
             }
-            redis.key().del(RedisKeys.held(sku), RedisKeys.users(sku));
+            if (itemGeneration != null || redis.key().exists(RedisKeys.stock(sku))) {
+                cold.increment();
+                LOG.infof("Rebuilding the hot stock of %s from MySQL (it was of generation %s)", sku, itemGeneration);
+            }
+            redis.key().del(RedisKeys.stock(sku), RedisKeys.held(sku), RedisKeys.users(sku));
             putAll(RedisKeys.held(sku), snapshot.held());
             putAll(RedisKeys.users(sku), snapshot.users());
             snapshot.idempotencyKeys().forEach(
                     (key, first) -> redis.value(String.class).setnx(RedisKeys.idempotency(sku, key), first));
             snapshot.idempotencyKeyTtls().forEach(
                     (key, ttl) -> redis.key().expire(RedisKeys.idempotency(sku, key), ttl));
-            boolean created = scripts.warm.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.held(sku),
-                    RedisKeys.users(sku), RedisKeys.late(sku)),
+            scripts.warm.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.held(sku), RedisKeys.users(sku),
+                    RedisKeys.late(sku)),
                     List.of(Integer.toString(snapshot.stock()), Integer.toString(snapshot.available()),
                             Integer.toString(snapshot.reserved()), Integer.toString(snapshot.sold()),
-                            Integer.toString(snapshot.perUserLimit()), Long.toString(snapshot.version())))
-                    .toLong() == 1;
-            if (created) {
-                LOG.debugf("Warmed %s: %s", sku, snapshot);
-            }
-            return created;
-        }
-    }
-
-    /**
-     * Rebuilds one item's hot stock from MySQL: its pending orders go to MySQL first (they were acknowledged), then
-     * its counters, RESERVED orders and per-user units are dropped and warmed again. Under the item's lock, like
-     * every warm-up; a purchase in between finds the item cold (503) or is reconciled.
-     */
-    private void rebuild(String sku) {
-        relay.drain(sku);
-        try (Lease lease = locks.acquire(sku, Duration.ofSeconds(30), Duration.ofSeconds(10))) {
-            redis.key().del(RedisKeys.stock(sku), RedisKeys.held(sku), RedisKeys.users(sku));
-        }
-        warm(sku);
-    }
-
-    /** Whether Redis no longer has the generation this pod warmed (restart, flush, failover that lost data). */
-    boolean generationLost() {
-        String current = redis.value(String.class).get(RedisKeys.generation());
-        return current == null || !current.equals(generation);
-    }
-
-    /** A purchase found the item's hash missing: Redis lost data. Fail closed until the watch re-warmed. */
-    void itemWentCold(String sku) {
-        cold.increment();
-        if (warm.compareAndSet(true, false)) {
-            LOG.warnf("Hot stock of %s is missing in Redis: failing closed until re-warmed from MySQL", sku);
-        }
-    }
-
-    /** The watch found the generation gone or changed: fail closed until re-warmed. */
-    void generationWentMissing() {
-        if (warm.compareAndSet(true, false)) {
-            cold.increment();
-            LOG.warnf("Hot-stock generation %s is gone: Redis restarted or lost data; re-warming from MySQL",
-                    generation);
+                            Integer.toString(snapshot.perUserLimit()), Long.toString(snapshot.version()), current,
+                            RedisKeys.unitsBackChannel()));
+            LOG.debugf("Warmed %s: %s", sku, snapshot);
+            return true;
         }
     }
 

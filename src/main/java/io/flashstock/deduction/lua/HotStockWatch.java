@@ -19,10 +19,13 @@ import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 /**
- * Every {@code flashstock.lua.watch-interval} ({@code redis-lua} only): detects a lost or changed generation and
- * re-warms, re-applies unmirrored stock events, and reconciles quiet items: an item whose hot counters did not change
- * for {@code reconcile-after-quiet}, with no pending order and no unmirrored event, gets MySQL's counters if they
- * differ (compare-and-set on the hash's change counter), so Redis and MySQL converge after any failure.
+ * Every {@code flashstock.lua.watch-interval} ({@code redis-lua} only): takes up a lost or changed generation (items
+ * are then rebuilt as they are used), learns the items other pods work on, re-applies unmirrored stock events, and
+ * reconciles quiet items: an item with work whose hot counters did not change for {@code reconcile-after-quiet}, with
+ * no pending order and no unmirrored event, gets MySQL's counters if they differ (compare-and-set on the hash's
+ * change counter), so Redis and MySQL converge after any failure. Only items with work ({@link ActiveItems}) are
+ * looked at, and items quiet for {@code active-for} leave the rounds: an idle pod costs Redis a few commands a second
+ * whatever the catalog.
  */
 @ApplicationScoped
 public class HotStockWatch {
@@ -33,19 +36,23 @@ public class HotStockWatch {
     private final HotStockScripts scripts;
     private final HotStockWarmer warmer;
     private final HotStockMirror mirror;
-    private final OrderRelay relay;
+    private final ActiveItems items;
+    private final PendingStream stream;
     private final FlashstockConfig.Lua settings;
     private final Counter reconciled;
     /** Per item: the last change counter seen, and since when it has not moved. */
     private final Map<String, long[]> quiet = new ConcurrentHashMap<>();
+    /** When the quiet items were last reconciled (System.nanoTime). */
+    private long lastReconcile;
 
     HotStockWatch(RedisDataSource redis, HotStockScripts scripts, HotStockWarmer warmer, HotStockMirror mirror,
-            OrderRelay relay, FlashstockConfig config, MeterRegistry registry) {
+            ActiveItems items, PendingStream stream, FlashstockConfig config, MeterRegistry registry) {
         this.redis = redis;
         this.scripts = scripts;
         this.warmer = warmer;
         this.mirror = mirror;
-        this.relay = relay;
+        this.items = items;
+        this.stream = stream;
         this.settings = config.lua();
         this.reconciled = Counter.builder("flashstock.hotstock.reconciled")
                 .description("Items whose hot counters were corrected from MySQL").register(registry);
@@ -55,17 +62,20 @@ public class HotStockWatch {
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = Inactive.class)
     void watch() {
         try {
-            if (warmer.generationLost()) {
-                warmer.generationWentMissing();
-            }
-            if (!warmer.isWarm()) {
-                warmer.rewarm();
+            if (!warmer.isReady()) {
+                warmer.start();
             } else {
-                // Items created through other pods: this pod's relay and reconcile look at them too.
-                warmer.allSkus().forEach(relay::track);
+                warmer.takeUpGeneration();
+                items.refresh();
             }
             mirror.sweep();
-            reconcileQuiet();
+            long now = System.nanoTime();
+            if (now - lastReconcile >= settings.reconcileAfterQuiet().toNanos() / 2) {
+                lastReconcile = now;
+                reconcileQuiet();
+            }
+            items.retire(sku -> !stream.isEmpty(sku));
+            quiet.keySet().retainAll(items.all());
         } catch (RuntimeException e) {
             LOG.warnf("Hot-stock watch round failed, the next one retries: %s", e.toString());
         }
@@ -79,7 +89,7 @@ public class HotStockWatch {
     void reconcileQuiet() {
         long now = System.nanoTime();
         long quietNanos = settings.reconcileAfterQuiet().toNanos();
-        for (String sku : relay.knownSkus()) {
+        for (String sku : items.all()) {
             Map<String, String> fields = redis.hash(String.class).hmget(RedisKeys.stock(sku), "seq", "stock",
                     "available", "reserved", "sold");
             String seqText = fields.get("seq");
@@ -88,7 +98,7 @@ public class HotStockWatch {
             }
             long seq = Long.parseLong(seqText);
             long[] seen = quiet.compute(sku, (k, old) -> old == null || old[0] != seq ? new long[] { seq, now } : old);
-            if (now - seen[1] < quietNanos || redis.stream(String.class).xlen(RedisKeys.orders(sku)) > 0) {
+            if (now - seen[1] < quietNanos || !stream.isEmpty(sku)) {
                 continue;
             }
             ItemSnapshot.Counters db = QuarkusTransaction.requiringNew().call(() -> ItemSnapshot.counters(sku));
@@ -97,7 +107,8 @@ public class HotStockWatch {
             }
             long set = scripts.reconcile.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.orders(sku)),
                     List.of(seqText, Integer.toString(db.stock()), Integer.toString(db.available()),
-                            Integer.toString(db.reserved()), Integer.toString(db.sold()), Long.toString(db.version())))
+                            Integer.toString(db.reserved()), Integer.toString(db.sold()), Long.toString(db.version()),
+                            RedisKeys.unitsBackChannel()))
                     .toLong();
             if (set == 1) {
                 reconciled.increment();

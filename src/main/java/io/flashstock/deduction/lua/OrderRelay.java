@@ -3,6 +3,7 @@ package io.flashstock.deduction.lua;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
@@ -45,16 +46,18 @@ import org.jboss.logging.Logger;
 public class OrderRelay {
 
     private static final Logger LOG = Logger.getLogger(OrderRelay.class);
+    /** How often a relay looks at every item with work, not only those bought through its pod. */
+    static final java.time.Duration FULL_ROUND = java.time.Duration.ofSeconds(1);
 
     private final PendingStream stream;
     private final PendingOrderWriter writer;
     private final FlashstockConfig.Lua settings;
     private final ActiveStrategy strategy;
     private final PodIdentity pod;
+    private final ActiveItems items;
     private final boolean writeBehind;
-    private final Set<String> skus = ConcurrentHashMap.newKeySet();
-    /** The tracked items by the tag their order ids carry ({@link OrderIds#itemTag}). */
-    private final Map<Integer, Set<String>> skusByTag = new ConcurrentHashMap<>();
+    /** When the last round over every item with work ran (System.nanoTime). */
+    private long lastFullRound;
     /** One round or drain at a time; a lookup waits for it only so long. */
     private final ReentrantLock rounds = new ReentrantLock();
     private final Semaphore wake = new Semaphore(0);
@@ -66,9 +69,10 @@ public class OrderRelay {
     private volatile boolean stopping;
     private volatile boolean crashAfterCommit;
 
-    OrderRelay(PendingStream stream, PendingOrderWriter writer, PodIdentity pod, ActiveStrategy strategy,
-            FlashstockConfig config, MeterRegistry registry) {
+    OrderRelay(PendingStream stream, PendingOrderWriter writer, PodIdentity pod, ActiveItems items,
+            ActiveStrategy strategy, FlashstockConfig config, MeterRegistry registry) {
         this.stream = stream;
+        this.items = items;
         this.writer = writer;
         this.pod = pod;
         this.strategy = strategy;
@@ -115,19 +119,9 @@ public class OrderRelay {
         crashAfterCommit = crash;
     }
 
-    /** An item whose stream this pod's relay looks at. */
-    void track(String sku) {
-        if (skus.add(sku)) {
-            skusByTag.computeIfAbsent(OrderIds.itemTag(sku), tag -> ConcurrentHashMap.newKeySet()).add(sku);
-        }
-    }
-
-    Set<String> knownSkus() {
-        return skus;
-    }
-
-    /** A purchase acknowledged by this pod (write-behind): persist soon. */
-    public void wake() {
+    /** A purchase of {@code sku} acknowledged by this pod (write-behind): persist soon. */
+    public void wake(String sku) {
+        items.dirty(sku);
         if (wake.availablePermits() == 0) {
             wake.release();
         }
@@ -142,8 +136,15 @@ public class OrderRelay {
      * @throws UnavailableException when a round did not finish within {@code wait}
      */
     public Set<String> drainFor(String orderId, java.time.Duration wait) {
-        Set<String> candidates = OrderIds.itemTagOf(orderId).stream()
-                .mapToObj(tag -> skusByTag.getOrDefault(tag, Set.of())).findFirst().orElse(Set.of());
+        OptionalInt tag = OrderIds.itemTagOf(orderId);
+        if (tag.isEmpty()) {
+            return Set.of();
+        }
+        Set<String> candidates = items.withTag(tag.getAsInt());
+        if (candidates.isEmpty()) {
+            items.refresh(); // bought through another pod a moment ago, before this pod's watch read it
+            candidates = items.withTag(tag.getAsInt());
+        }
         if (candidates.isEmpty()) {
             return Set.of();
         }
@@ -192,19 +193,31 @@ public class OrderRelay {
         }
     }
 
-    /** One pass over the items. */
+    /**
+     * One round: the items bought through this pod since the last one, and once every {@link #FULL_ROUND} every
+     * item with work (new entries of other pods, idle entries to claim). Quiet items cost one XLEN per full round.
+     */
     private void round() {
+        long now = System.nanoTime();
+        boolean full = now - lastFullRound >= FULL_ROUND.toNanos();
+        Set<String> due = items.takeDirty();
+        if (full) {
+            lastFullRound = now;
+            due = items.all();
+        }
         long[] tally = new long[3]; // inserted, read and not settled, oldest of those (ms)
         rounds.lock();
         try {
-            for (String sku : skus) {
+            for (String sku : due) {
                 item(sku, false, tally);
             }
         } finally {
             rounds.unlock();
         }
-        pending.set(tally[1]);
-        oldestMillis.set(tally[1] == 0 ? 0 : tally[2]);
+        if (full) {
+            pending.set(tally[1]);
+            oldestMillis.set(tally[1] == 0 ? 0 : tally[2]);
+        }
     }
 
     /** Persists the item's entries this relay takes: those it holds, new ones (write-behind), idle ones. */

@@ -161,7 +161,8 @@ public class PendingStream {
         return Undo.of(scripts.undoPurchase.run(redis,
                 List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku), RedisKeys.orders(sku),
                         RedisKeys.idempotency(sku, idempotencyKey), RedisKeys.voided(sku, orderId)),
-                List.of(orderId, entryId, returnUnits ? "RETURN" : "DROP", Long.toString(VOID_TTL_SECONDS), consumer))
+                List.of(orderId, entryId, returnUnits ? "RETURN" : "DROP", Long.toString(VOID_TTL_SECONDS), consumer,
+                        RedisKeys.unitsBackChannel()))
                 .toLong());
     }
 

@@ -16,8 +16,10 @@ public enum PurchaseReply {
     BUSY,
     /** This order id was given up on already (a tombstone): nothing deducted. */
     VOID,
-    /** Redis has no hot stock for the item (unknown item, or Redis lost its data): nothing deducted. */
-    COLD;
+    /** Redis has no hot stock for the item (never warmed, unknown item, or Redis lost it): nothing deducted. */
+    COLD,
+    /** The item's hot stock is of another generation than the pod's: nothing deducted; warm and ask again. */
+    STALE;
 
     static PurchaseReply parse(String reply) {
         try {

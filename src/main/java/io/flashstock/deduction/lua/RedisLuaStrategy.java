@@ -20,6 +20,7 @@ import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.error.UnavailableException;
+import io.flashstock.item.Availability;
 import io.flashstock.order.OrderIds;
 import io.flashstock.order.OrderStatus;
 import io.flashstock.order.OrderView;
@@ -59,10 +60,12 @@ public class RedisLuaStrategy implements DeductionStrategy {
     private final boolean writeThrough;
     private final Combiner<PendingOrder, Written> combiner;
     private final Counter busy;
+    private final Availability availability;
 
     RedisLuaStrategy(HotStock hotStock, OrderRelay relay, PendingOrderWriter writer, PendingStream stream,
-            PodIdentity pod, FlashstockConfig config, MeterRegistry registry) {
+            PodIdentity pod, Availability availability, FlashstockConfig config, MeterRegistry registry) {
         this.hotStock = hotStock;
+        this.availability = availability;
         this.relay = relay;
         this.writer = writer;
         this.pod = pod;
@@ -90,6 +93,9 @@ public class RedisLuaStrategy implements DeductionStrategy {
         Instant now = Timestamps.now();
         String orderId = OrderIds.next(command.sku());
         Decision decision = hotStock.purchase(command, orderId, now, now.plus(reservationTtl));
+        if (decision.seq() >= 0) {
+            availability.observed(command.sku(), decision.available(), decision.seq());
+        }
         switch (decision.reply()) {
             case OK -> {
                 // deducted: persisted below
@@ -105,15 +111,16 @@ public class RedisLuaStrategy implements DeductionStrategy {
                 throw new UnavailableException("Orders of this item are still being recorded; nothing was changed, "
                         + "try again.");
             }
-            // VOID: this order id was given up on already, which cannot happen for a fresh id; COLD never returns.
-            case VOID, COLD -> throw new UnavailableException(
+            // VOID: this order id was given up on already, which cannot happen for a fresh id; COLD and STALE never
+            // return (the item is warmed and asked again).
+            case VOID, COLD, STALE -> throw new UnavailableException(
                     "The purchase was abandoned; nothing was changed, try again.");
         }
         PendingOrder order = new PendingOrder(decision.entryId(), orderId, command.sku(), command.userId(),
                 command.quantity(), command.idempotencyKey(), command.fingerprint(), now, decision.expiresAt(),
                 pod.id(), decision.epoch());
         if (!writeThrough) {
-            relay.wake();
+            relay.wake(command.sku());
             return new PurchaseOutcome(order.view(), false);
         }
         return persistNow(command, order);

@@ -45,9 +45,6 @@ class HotStockWriteThroughTest extends HotStockResilience {
     @Inject
     OrderRelay relay;
 
-    @Inject
-    HotStockWarmer warmer;
-
     @Override
     boolean everyAcknowledgedOrderSurvivesDataLoss() {
         return true;
@@ -118,14 +115,15 @@ class HotStockWriteThroughTest extends HotStockResilience {
         List<PendingOrder> late = acknowledge(coldFirst, 2);
 
         OwnRedisResource.server().flushAll(); // Redis loses everything while the commits are on their way
-        warmer.rewarm(); // warmFirst: snapshot before its commit
+        warmer.takeUpGeneration();
+        warmer.prepare(warmFirst); // warmFirst: snapshot before its commit
         commit(warmFirst, early);
         redis.key().del(RedisKeys.stock(coldFirst)); // coldFirst: its commit settles while it is cold (unless the
         commit(coldFirst, late);                     // watch, re-warming after the flush, is quicker: either way)
         if (!redis.key().exists(RedisKeys.stock(coldFirst))) {
             assertEquals(2, redis.hash(String.class).hlen(RedisKeys.late(coldFirst)), "set aside for the warm-up");
         }
-        warmer.warm(coldFirst);
+        warmer.prepare(coldFirst);
 
         assertEquals(Map.of("stock", "10", "available", "7", "reserved", "3", "sold", "0"), hot(warmFirst));
         assertEquals(Map.of("stock", "10", "available", "8", "reserved", "2", "sold", "0"), hot(coldFirst));
