@@ -68,6 +68,9 @@ public interface FlashstockConfig {
     /** What each pod keeps in memory of the items' availability (sold-out answers, availability reads). */
     Availability availability();
 
+    /** Purchase rate limits, shared by every pod through Redis. */
+    RateLimit rateLimit();
+
     interface Optimistic {
         /** Attempts per purchase (the first included) before answering 503. */
         @WithDefault("30")
@@ -198,6 +201,34 @@ public interface FlashstockConfig {
          */
         @WithDefault("1s")
         Duration cacheTtl();
+    }
+
+    interface RateLimit {
+        /**
+         * Purchases per second one user may make, across all pods; over it the answer is 429
+         * {@code too-many-requests} with Retry-After and nothing is deducted. 0 turns the limit off. Checked in
+         * Redis before any stock work; when Redis cannot be reached the purchase goes on unchecked.
+         */
+        @WithDefault("0")
+        double perUser();
+
+        /** Purchases one user may make at once before {@code per-user} paces them (at least 1). */
+        @WithDefault("5")
+        int perUserBurst();
+
+        /**
+         * Purchases per second from one client address, across all pods (burst {@code per-address-burst}); 0 turns
+         * it off. The address is the connection's, or the one a proxy forwarded when
+         * {@code quarkus.http.proxy.proxy-address-forwarding} is on and the proxy is trusted
+         * ({@code quarkus.http.proxy.trusted-proxies}): behind a Kubernetes ingress, enable both, or every buyer has
+         * the ingress's address.
+         */
+        @WithDefault("0")
+        double perAddress();
+
+        /** Purchases one client address may make at once before {@code per-address} paces them. */
+        @WithDefault("50")
+        int perAddressBurst();
     }
 
     interface Health {

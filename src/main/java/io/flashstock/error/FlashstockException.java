@@ -7,18 +7,36 @@ package io.flashstock.error;
 public class FlashstockException extends RuntimeException {
 
     private final ProblemCode code;
+    /** Seconds for the Retry-After header; 0: the configured default where the status calls for one (503). */
+    private final long retryAfterSeconds;
 
     public FlashstockException(ProblemCode code, String detail) {
         this(code, detail, null);
     }
 
     protected FlashstockException(ProblemCode code, String detail, Throwable cause) {
+        this(code, detail, cause, 0);
+    }
+
+    private FlashstockException(ProblemCode code, String detail, Throwable cause, long retryAfterSeconds) {
         super(detail, cause, false, false);
         this.code = code;
+        this.retryAfterSeconds = retryAfterSeconds;
     }
 
     public ProblemCode code() {
         return code;
+    }
+
+    /** When the client may try again, in seconds (sent as Retry-After); 0 when the answer does not say. */
+    public long retryAfterSeconds() {
+        return retryAfterSeconds;
+    }
+
+    /** Over a rate limit ({@code who}: "this user", "this client address"); retry after {@code seconds}. */
+    public static FlashstockException tooManyRequests(String who, long seconds) {
+        return new FlashstockException(ProblemCode.TOO_MANY_REQUESTS,
+                "Too many purchases by " + who + "; nothing was done, try again in " + seconds + " s.", null, seconds);
     }
 
     public static FlashstockException invalid(String detail) {

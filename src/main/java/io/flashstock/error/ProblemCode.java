@@ -18,6 +18,8 @@ public enum ProblemCode {
     PAYLOAD_TOO_LARGE("payload-too-large", 413, "Payload too large"),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),
     IDEMPOTENCY_KEY_REUSED("idempotency-key-reused", 422, "Idempotency key reused"),
+    /** A buyer (or a client address) went over its rate limit; nothing was done. Sent with Retry-After. */
+    TOO_MANY_REQUESTS("too-many-requests", 429, "Too many requests"),
     INTERNAL_ERROR("internal-error", 500, "Internal error"),
     UNAVAILABLE("unavailable", 503, "Service unavailable"),
     /** The request may or may not have taken effect; a retry with the same Idempotency-Key tells which. */

@@ -12,6 +12,8 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import io.vertx.core.http.HttpServerRequest;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
@@ -39,8 +41,10 @@ public class PurchaseResource {
             @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
             @RestHeader(IDEMPOTENCY_KEY) @Pattern(regexp = InputRules.IDEMPOTENCY_KEY,
                     message = InputRules.IDEMPOTENCY_KEY_MESSAGE) String idempotencyKey,
-            @NotNull(message = "a JSON body is required") @Valid PurchaseRequest request) {
-        PurchaseOutcome outcome = purchases.purchase(sku, request, idempotencyKey);
+            @NotNull(message = "a JSON body is required") @Valid PurchaseRequest request,
+            @Context HttpServerRequest connection) {
+        PurchaseOutcome outcome = purchases.purchase(sku, request, idempotencyKey,
+                connection.remoteAddress() == null ? null : connection.remoteAddress().hostAddress());
         Response.ResponseBuilder response = Response.status(Response.Status.CREATED)
                 .location(URI.create("/orders/" + outcome.order().orderId()))
                 .entity(outcome.order());

@@ -13,6 +13,7 @@ import io.flashstock.deduction.PurchaseOutcome;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.item.Availability;
+import io.flashstock.redis.RateLimiter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -27,18 +28,25 @@ public class PurchaseService {
 
     private final DeductionStrategy strategy;
     private final Availability availability;
+    private final RateLimiter rateLimiter;
     private final int maxQuantity;
     private final MeterRegistry registry;
 
-    PurchaseService(ActiveStrategy active, Availability availability, FlashstockConfig config,
-            MeterRegistry registry) {
+    PurchaseService(ActiveStrategy active, Availability availability, RateLimiter rateLimiter,
+            FlashstockConfig config, MeterRegistry registry) {
         this.strategy = active.get();
         this.availability = availability;
+        this.rateLimiter = rateLimiter;
         this.maxQuantity = config.maxQuantityPerRequest();
         this.registry = registry;
     }
 
-    public PurchaseOutcome purchase(String sku, PurchaseRequest request, String idempotencyKey) {
+    /**
+     * The purchase, in this order: a known sold-out answered from memory, the rate limits (429), then the strategy.
+     * {@code clientAddress}: the buyer's address for the per-address limit (null: not limited by address).
+     */
+    public PurchaseOutcome purchase(String sku, PurchaseRequest request, String idempotencyKey,
+            String clientAddress) {
         if (request.quantity() > maxQuantity) {
             throw FlashstockException.invalid("quantity: must be at most " + maxQuantity + " per purchase");
         }
@@ -52,6 +60,7 @@ public class PurchaseService {
                 // Known sold out: no Redis, no MySQL. With a key the strategy answers: it may be a retry of a 201.
                 throw FlashstockException.soldOut(sku, request.quantity());
             }
+            rateLimiter.admit(request.userId(), clientAddress);
             PurchaseOutcome result = strategy.purchase(command);
             outcome = result.replayed() ? "replayed" : "reserved";
             return result;

@@ -78,6 +78,14 @@ public final class RedisKeys {
     }
 
     /**
+     * A rate limit's state ({@code lua/rate_limit.lua}): {@code kind} "user" or "address", {@code who} a user id
+     * (allow-listed characters) or a client address. Expires when idle.
+     */
+    public static String rate(String kind, String who) {
+        return "fs:rate:" + kind + ":" + who;
+    }
+
+    /**
      * Sorted set of the items with recent work (redis-lua): sku → when a pod last announced it (epoch ms). Every pod's
      * relay and reconcile look at these items, and only at these, so their cost follows the sale, not the catalog.
      */

@@ -15,6 +15,7 @@ import static io.flashstock.error.ProblemCode.PAYLOAD_TOO_LARGE;
 import static io.flashstock.error.ProblemCode.PURCHASE_LIMIT;
 import static io.flashstock.error.ProblemCode.REQUEST_IN_PROGRESS;
 import static io.flashstock.error.ProblemCode.SOLD_OUT;
+import static io.flashstock.error.ProblemCode.TOO_MANY_REQUESTS;
 import static io.flashstock.error.ProblemCode.UNAVAILABLE;
 import static io.flashstock.error.ProblemCode.UNSUPPORTED_MEDIA_TYPE;
 
@@ -78,7 +79,8 @@ public class ProblemDocumentation implements OASFilter {
                     IDEMPOTENCY_KEY_REUSED, OUTCOME_UNKNOWN),
             "POST /items/{sku}/purchases",
             List.of(INVALID_REQUEST, ITEM_NOT_FOUND, SOLD_OUT, PURCHASE_LIMIT, REQUEST_IN_PROGRESS,
-                    PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDEMPOTENCY_KEY_REUSED, OUTCOME_UNKNOWN),
+                    PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDEMPOTENCY_KEY_REUSED, TOO_MANY_REQUESTS,
+                    OUTCOME_UNKNOWN),
             "GET /orders/{orderId}", List.of(ORDER_NOT_FOUND),
             "POST /orders/{orderId}/confirm", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN),
             "POST /orders/{orderId}/cancel", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN));
@@ -206,6 +208,7 @@ public class ProblemDocumentation implements OASFilter {
             case REQUEST_IN_PROGRESS -> FlashstockException.requestInProgress().getMessage();
             case PAYLOAD_TOO_LARGE -> BodyLimit.tooLarge(maxBodySize);
             case IDEMPOTENCY_KEY_REUSED -> FlashstockException.keyReused().getMessage();
+            case TOO_MANY_REQUESTS -> FlashstockException.tooManyRequests("this user", 1).getMessage();
             case INTERNAL_ERROR -> ProblemMapper.FAILED;
             case UNAVAILABLE -> ProblemMapper.DATABASE_UNAVAILABLE;
             case OUTCOME_UNKNOWN -> FlashstockException.outcomeUnknown(null).getMessage();

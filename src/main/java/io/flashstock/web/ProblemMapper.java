@@ -57,7 +57,8 @@ public class ProblemMapper {
         if (e.getCause() != null) {
             LOG.debugf(e.getCause(), "%s: %s", e.code().code(), e.getMessage());
         }
-        return problem(e.code(), e.getMessage(), uri);
+        return problem(e.code(), e.code().status(), e.getMessage(), uri,
+                e.retryAfterSeconds() > 0 ? Long.toString(e.retryAfterSeconds()) : null);
     }
 
     @ServerExceptionMapper
@@ -129,11 +130,16 @@ public class ProblemMapper {
     }
 
     private Response problem(ProblemCode code, int status, String detail, UriInfo uri) {
+        return problem(code, status, detail, uri, null);
+    }
+
+    /** {@code retryAfterSeconds}: the answer's own Retry-After; null: the configured one where the status is 503. */
+    private Response problem(ProblemCode code, int status, String detail, UriInfo uri, String retryAfterSeconds) {
         Problem body = new Problem(typePrefix + code.code(), code.title(), status, detail,
                 uri == null ? null : uri.getPath());
         Response.ResponseBuilder response = Response.status(status).type(Problem.MEDIA_TYPE).entity(body);
-        if (status == 503) {
-            response.header("Retry-After", retryAfter);
+        if (retryAfterSeconds != null || status == 503) {
+            response.header("Retry-After", retryAfterSeconds != null ? retryAfterSeconds : retryAfter);
         }
         return response.build();
     }

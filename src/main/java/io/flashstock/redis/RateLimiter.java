@@ -1,0 +1,85 @@
+package io.flashstock.redis;
+
+import java.util.List;
+
+import io.flashstock.config.FlashstockConfig;
+import io.flashstock.error.FlashstockException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.vertx.mutiny.redis.client.Response;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+/**
+ * Purchase rate limits per user and per client address ({@code flashstock.rate-limit.*}), shared by every pod: one
+ * {@code lua/rate_limit.lua} call (GCRA on Redis's clock) per limit that is on. Over a limit → 429
+ * {@code too-many-requests} with Retry-After, before any stock work. Redis unreachable → the request goes on unchecked
+ * (counted in {@code flashstock.rate.unchecked}): a rate limit protects the sale, it must not stop it.
+ */
+@ApplicationScoped
+public class RateLimiter {
+
+    private static final Logger LOG = Logger.getLogger(RateLimiter.class);
+
+    /** One limit: its key kind, how the problem names who is limited, its pace and burst. */
+    private record Limit(String kind, String who, long intervalMillis, int burst, Counter refused) {
+        boolean on() {
+            return intervalMillis > 0;
+        }
+    }
+
+    private final RedisDataSource redis;
+    private final LuaScript script = LuaScript.load("rate_limit");
+    private final Limit perUser;
+    private final Limit perAddress;
+    private final Counter unchecked;
+
+    RateLimiter(RedisDataSource redis, FlashstockConfig config, MeterRegistry registry) {
+        this.redis = redis;
+        FlashstockConfig.RateLimit settings = config.rateLimit();
+        this.perUser = limit("user", "this user", settings.perUser(), settings.perUserBurst(), registry);
+        this.perAddress = limit("address", "this client address", settings.perAddress(), settings.perAddressBurst(),
+                registry);
+        this.unchecked = Counter.builder("flashstock.rate.unchecked")
+                .description("Purchases let through unchecked because Redis could not be asked").register(registry);
+    }
+
+    private static Limit limit(String kind, String who, double perSecond, int burst, MeterRegistry registry) {
+        long interval = perSecond <= 0 ? 0 : Math.max(1, Math.round(1000 / perSecond));
+        return new Limit(kind, who, interval, Math.max(1, burst), Counter.builder("flashstock.rate.limited")
+                .description("Purchases refused with 429 too-many-requests").tag("limit", kind).register(registry));
+    }
+
+    /**
+     * Counts one purchase against the user's and the address's limits.
+     *
+     * @throws FlashstockException too-many-requests when either is over its limit
+     */
+    public void admit(String userId, String clientAddress) {
+        check(perUser, userId);
+        if (clientAddress != null) {
+            check(perAddress, clientAddress);
+        }
+    }
+
+    private void check(Limit limit, String who) {
+        if (!limit.on()) {
+            return;
+        }
+        Response reply;
+        try {
+            reply = script.run(redis, List.of(RedisKeys.rate(limit.kind(), who)),
+                    List.of(Long.toString(limit.intervalMillis()), Integer.toString(limit.burst())));
+        } catch (RuntimeException e) {
+            unchecked.increment();
+            LOG.debugf("Rate limit %s not checked: %s", limit.kind(), e.toString());
+            return;
+        }
+        if (reply.get(0).toInteger() == 0) {
+            limit.refused().increment();
+            long waitMillis = reply.get(1).toLong();
+            throw FlashstockException.tooManyRequests(limit.who(), Math.max(1, (waitMillis + 999) / 1000));
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package io.flashstock.purchase;
+
+import static io.flashstock.testsupport.Shop.assertCounters;
+import static io.flashstock.testsupport.Shop.byStatus;
+import static io.flashstock.testsupport.Shop.createItem;
+import static io.flashstock.testsupport.Shop.newSku;
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import io.flashstock.testsupport.Db;
+import io.flashstock.testsupport.Http;
+import io.flashstock.testsupport.Http.Reply;
+import io.flashstock.testsupport.LocalServersResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Per-user and per-address purchase rate limits ({@code lua/rate_limit.lua}): over a limit the answer is 429
+ * {@code too-many-requests} with Retry-After, and nothing is deducted; the allowed purchases are exactly the
+ * burst plus what the pace refills meanwhile.
+ */
+@QuarkusTest
+@TestProfile(RateLimitTest.Limited.class)
+@WithTestResource(LocalServersResource.class)
+class RateLimitTest {
+
+    /** 2 purchases a second per user, 3 at once; 20 a second per address, 60 at once. */
+    public static class Limited implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("flashstock.strategy", "redis-lua", "flashstock.rate-limit.per-user", "2",
+                    "flashstock.rate-limit.per-user-burst", "3", "flashstock.rate-limit.per-address", "20",
+                    "flashstock.rate-limit.per-address-burst", "60");
+        }
+    }
+
+    /** What a burst of purchases got: only 201s and 429s, how many 201s, over how long. */
+    private record Burst(List<Reply> replies, long allowed, double seconds) {
+    }
+
+    private static Burst burst(String sku, int requests, int threads, java.util.function.IntFunction<String> userOf) {
+        long started = System.nanoTime();
+        List<Reply> replies = Http.concurrently(requests, threads, i -> Http.post("/items/" + sku + "/purchases",
+                "{\"userId\":\"" + userOf.apply(i) + "\",\"quantity\":1}").build());
+        double seconds = (System.nanoTime() - started) / 1e9;
+        Map<Integer, Long> statuses = byStatus(replies);
+        long allowed = statuses.getOrDefault(201, 0L);
+        assertEquals(requests, allowed + statuses.getOrDefault(429, 0L), "only 201 and 429: " + statuses);
+        return new Burst(replies, allowed, seconds);
+    }
+
+    @Test
+    void aUserOverTheLimitGets429AndOnlyTheAllowedPurchasesDeduct() {
+        String sku = newSku("rate");
+        createItem(sku, 100, 0);
+        String user = "rapid-" + UUID.randomUUID().toString().substring(0, 8);
+        Burst burst = burst(sku, 20, 4, i -> user);
+        long allowed = burst.allowed();
+        assertTrue(allowed >= 3 && allowed <= 3 + Math.ceil(burst.seconds() * 2), burst.toString());
+        for (Reply reply : burst.replies()) {
+            if (reply.status() == 429) {
+                assertTrue(reply.body().contains("too-many-requests") && reply.body().contains("this user"),
+                        reply.body());
+                assertTrue(reply.contentType().startsWith("application/problem+json"), reply.contentType());
+            }
+        }
+        // Rapid purchases go on being refused, with Retry-After (a refill may let one through in between).
+        io.restassured.response.Response refused = null;
+        for (int i = 0; i < 5 && refused == null; i++) {
+            io.restassured.response.Response next = given().contentType("application/json")
+                    .body("{\"userId\":\"" + user + "\",\"quantity\":1}").post("/items/" + sku + "/purchases");
+            if (next.statusCode() == 429) {
+                refused = next;
+            } else {
+                assertEquals(201, next.statusCode(), next.asString());
+                allowed++;
+            }
+        }
+        assertTrue(refused != null, "refused again");
+        assertTrue(Integer.parseInt(refused.header("Retry-After")) >= 1, "Retry-After " + refused.header("Retry-After"));
+        assertCounters(sku, 100, 100 - (int) allowed, (int) allowed, 0);
+        assertEquals(allowed, Db.orderCount(sku), "an order per 201, none per 429");
+
+        // Another user is not slowed down by this one.
+        Reply other = Http.send(Http.post("/items/" + sku + "/purchases", "{\"userId\":\"calm-" + user
+                + "\",\"quantity\":1}").build());
+        assertEquals(201, other.status(), other.body());
+    }
+
+    @Test
+    void oneAddressOverItsLimitGets429WhateverTheUser() throws InterruptedException {
+        Thread.sleep(3_000); // what the other test took from this address's burst comes back
+        String sku = newSku("rate-addr");
+        createItem(sku, 1_000, 0);
+        Burst burst = burst(sku, 150, 8, i -> "addr-" + i);
+        long allowed = burst.allowed();
+        assertTrue(allowed <= 60 + Math.ceil(burst.seconds() * 20) && allowed < 150, burst.toString());
+        assertTrue(burst.replies().stream().filter(r -> r.status() == 429).allMatch(r -> r.body().contains("client address")));
+        assertCounters(sku, 1_000, 1_000 - (int) allowed, (int) allowed, 0);
+    }
+}
