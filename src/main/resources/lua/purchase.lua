@@ -15,7 +15,9 @@
 -- ARGV[11] most entries the item's stream may hold (write-behind's bound on what Redis data loss can take), 0: none
 -- ARGV[12] the hot-stock generation the pod knows: an item warmed under another one is 'STALE' (Redis lost data, or
 --          a pod of another strategy changed MySQL since): the pod rebuilds it from MySQL, or learns the new generation
+-- The sale window (fields 'starts', 'ends': epoch ms, 0 none; 'paused') is judged by Redis's clock, one for all pods.
 -- Returns {'OK', streamEntryId, epoch, available, seq} | {'REPLAY', orderId, createdAt, expiresAt} | {'KEY_REUSED'}
+--       | {'PAUSED'} | {'NOT_STARTED', ms to the start} | {'ENDED'}
 --       | {'SOLD_OUT', available, seq} | {'LIMIT', limit} | {'BUSY'} (the stream is full: the relays lag behind)
 --       | {'COLD'} (no stock hash: never warmed, or Redis lost it) | {'STALE'} | {'VOID'}
 -- (available, seq) after the call let the pod answer sold-out from memory until a units-back message with a newer seq.
@@ -37,9 +39,24 @@ if fingerprint ~= '' then
   end
 end
 local quantity = tonumber(ARGV[3])
-local counters = redis.call('HMGET', KEYS[1], 'available', 'limit', 'epoch', 'gen', 'seq')
+local counters = redis.call('HMGET', KEYS[1], 'available', 'limit', 'epoch', 'gen', 'seq', 'paused', 'starts', 'ends')
 if counters[4] ~= ARGV[12] then
   return {'STALE'}
+end
+if counters[6] == '1' then
+  return {'PAUSED'}
+end
+local starts = tonumber(counters[7] or '0')
+local ends = tonumber(counters[8] or '0')
+if starts > 0 or ends > 0 then
+  local now = redis.call('TIME')
+  local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+  if starts > 0 and nowMs < starts then
+    return {'NOT_STARTED', starts - nowMs}
+  end
+  if ends > 0 and nowMs >= ends then
+    return {'ENDED'}
+  end
 end
 local epoch = counters[3] or ''
 local available = tonumber(counters[1])

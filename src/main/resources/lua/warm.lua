@@ -5,6 +5,8 @@
 -- ARGV[6] the item's MySQL version in that snapshot ('wver': mirrored changes up to it are in the snapshot)
 -- ARGV[7] the hot-stock generation the warming pod knows ('gen': a purchase by a pod of another generation finds
 --         the item stale and rebuilds it, see purchase.lua)   ARGV[8] the units-back channel (see transition.lua)
+-- ARGV[9] sale start (epoch ms, 0: none)   ARGV[10] sale end (epoch ms, 0: none)   ARGV[11] paused ('1' or '0')
+--         (the window as of ARGV[6]: 'salever'; lua/sale.lua applies newer ones)
 -- 'seq' starts at Redis's clock in microseconds, so that it only grows, across rebuilds too (pods cache by it).
 -- The new hot stock gets a fresh 'epoch' (Redis's clock): orders acknowledged under another epoch and committed
 -- after the snapshot are taken in when their commit settles, or here from the late hash if that came first.
@@ -33,6 +35,7 @@ end
 redis.call('DEL', KEYS[4])
 local seq = now[1] .. string.format('%06d', tonumber(now[2]))
 redis.call('HSET', KEYS[1], 'stock', ARGV[1], 'available', available, 'reserved', reserved, 'sold', ARGV[4],
-  'limit', ARGV[5], 'wver', ARGV[6], 'seq', seq, 'epoch', now[1] .. '.' .. now[2], 'gen', ARGV[7])
+  'limit', ARGV[5], 'wver', ARGV[6], 'seq', seq, 'epoch', now[1] .. '.' .. now[2], 'gen', ARGV[7],
+  'starts', ARGV[9], 'ends', ARGV[10], 'paused', ARGV[11], 'salever', ARGV[6])
 redis.call('PUBLISH', ARGV[8], KEYS[1] .. ' ' .. seq)
 return 1

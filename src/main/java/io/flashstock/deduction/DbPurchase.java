@@ -8,6 +8,7 @@ import io.flashstock.db.DbErrors;
 import io.flashstock.db.RetryableConflict;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.item.Item;
+import io.flashstock.item.SaleWindow;
 import io.flashstock.order.OrderIds;
 import io.flashstock.order.OrderView;
 import io.flashstock.order.PurchaseOrder;
@@ -52,10 +53,19 @@ public final class DbPurchase {
      * go over the limit.
      */
     public static void check(Item item, PurchaseCommand command, long unitsHeld) {
+        checkWindow(item);
         if (item.available < command.quantity()) {
             throw FlashstockException.soldOut(command.sku(), command.quantity());
         }
         checkLimit(item, command, unitsHeld);
+    }
+
+    /** Refuses the purchase outside the item's sale window, judged by MySQL's clock (asked only when bounded). */
+    public static void checkWindow(Item item) {
+        SaleWindow window = item.saleWindow();
+        if (window.paused() || window.bounded()) {
+            window.check(item.sku, window.bounded() ? Item.databaseNow() : Instant.EPOCH);
+        }
     }
 
     /** Refuses the purchase if the user, already holding {@code unitsHeld}, would go over the item's limit. */

@@ -61,6 +61,20 @@ public class FlashstockException extends RuntimeException {
                 "This purchase would take the user over the limit of " + limit + " unit(s) of item '" + sku + "'.");
     }
 
+    public static FlashstockException saleNotStarted(String sku, java.time.Instant startsAt, long retryAfterSeconds) {
+        return new FlashstockException(ProblemCode.SALE_NOT_STARTED,
+                "The sale of item '" + sku + "' starts at " + startsAt + ".", null, retryAfterSeconds);
+    }
+
+    public static FlashstockException saleEnded(String sku, java.time.Instant endsAt) {
+        return new FlashstockException(ProblemCode.SALE_ENDED,
+                "The sale of item '" + sku + "' ended" + (endsAt == null ? "." : " at " + endsAt + "."));
+    }
+
+    public static FlashstockException salePaused(String sku) {
+        return new FlashstockException(ProblemCode.SALE_PAUSED, "The sale of item '" + sku + "' is paused.");
+    }
+
     public static FlashstockException keyReused() {
         return new FlashstockException(ProblemCode.IDEMPOTENCY_KEY_REUSED,
                 "This Idempotency-Key was already used with a different request.");

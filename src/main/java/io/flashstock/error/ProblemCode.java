@@ -14,6 +14,10 @@ public enum ProblemCode {
     SOLD_OUT("sold-out", 409, "Sold out"),
     PURCHASE_LIMIT("purchase-limit", 409, "Purchase limit reached"),
     ORDER_NOT_RESERVED("order-not-reserved", 409, "Order not reserved"),
+    /** The item's sale window has not opened; sent with Retry-After (seconds to the start). */
+    SALE_NOT_STARTED("sale-not-started", 409, "Sale not started"),
+    SALE_ENDED("sale-ended", 409, "Sale ended"),
+    SALE_PAUSED("sale-paused", 409, "Sale paused"),
     REQUEST_IN_PROGRESS("request-in-progress", 409, "Request in progress"),
     PAYLOAD_TOO_LARGE("payload-too-large", 413, "Payload too large"),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),

@@ -1,5 +1,6 @@
 package io.flashstock.item;
 
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -40,10 +41,20 @@ public class Availability {
     /** Entries kept at most; past it the map is emptied (a storm of made-up skus must not grow the heap). */
     static final int MAX_ENTRIES = 100_000;
 
-    /** An item's available units at one change number; {@link #NONE} for an unknown item. */
-    public record Level(int available, long version) {
-        public static final Level NONE = new Level(-1, -1);
+    /**
+     * An item's available units at one change number, and its sale window's state then ({@code on-sale},
+     * {@code not-started}, {@code ended}, {@code paused}); {@link #NONE} for an unknown item.
+     */
+    public record Level(int available, long version, String state) {
+        public static final Level NONE = new Level(-1, -1, "unknown");
+
+        public Level(int available, long version) {
+            this(available, version, ON_SALE);
+        }
     }
+
+    /** The state of an item inside its sale window. */
+    public static final String ON_SALE = "on-sale";
 
     /** What is known of one item: the level (null: forgotten), the change number below which nothing is taken. */
     private record Entry(Level level, long floor, long loadedAt) {
@@ -152,7 +163,7 @@ public class Availability {
             return false;
         }
         Entry entry = entries.get(sku);
-        if (entry == null || entry.level() == null || entry.level() == Level.NONE
+        if (entry == null || entry.level() == null || !ON_SALE.equals(entry.level().state())
                 || entry.level().available() >= quantity || System.nanoTime() - entry.loadedAt() > ttlNanos) {
             return false;
         }
@@ -220,7 +231,7 @@ public class Availability {
         if (level == Level.NONE) {
             throw FlashstockException.itemNotFound(sku);
         }
-        return AvailabilityView.of(sku, level.available());
+        return AvailabilityView.of(sku, level.available(), level.state());
     }
 
     private Level load(String sku) {
@@ -250,9 +261,14 @@ public class Availability {
     }
 
     private static Level fromDatabase(String sku) {
-        Object[] row = QuarkusTransaction.requiringNew().call(() -> Item.getEntityManager()
-                .createQuery("select i.available, i.version from Item i where i.sku = :sku", Object[].class)
-                .setParameter("sku", sku).getResultStream().findFirst().orElse(null));
-        return row == null ? Level.NONE : new Level((Integer) row[0], (Long) row[1]);
+        return QuarkusTransaction.requiringNew().call(() -> {
+            Item item = Item.findById(sku);
+            if (item == null) {
+                return Level.NONE;
+            }
+            SaleWindow window = item.saleWindow();
+            return new Level(item.available, item.version,
+                    window.bounded() ? window.state(Item.databaseNow()) : window.state(Instant.EPOCH));
+        });
     }
 }

@@ -1,13 +1,15 @@
 package io.flashstock.item;
 
 /**
- * {@code GET /items/{sku}/availability}: what a buyer's page polls. {@code state} is {@code on-sale} or
- * {@code sold-out}.
+ * {@code GET /items/{sku}/availability}: what a buyer's page polls. {@code state}: {@code on-sale}, {@code sold-out},
+ * or the sale window's {@code not-started}, {@code ended}, {@code paused}.
  */
 public record AvailabilityView(String sku, int available, String state) {
 
-    public static AvailabilityView of(String sku, int available) {
-        return new AvailabilityView(sku, available, available > 0 ? "on-sale" : "sold-out");
+    /** {@code windowState}: the sale window's state; inside the window, sold-out when nothing is available. */
+    public static AvailabilityView of(String sku, int available, String windowState) {
+        boolean open = Availability.ON_SALE.equals(windowState);
+        return new AvailabilityView(sku, available, open && available <= 0 ? "sold-out" : windowState);
     }
 
     /** A validator that changes exactly when the body does. */

@@ -7,10 +7,21 @@ import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.PositiveOrZero;
 import jakarta.validation.constraints.Size;
 
-/** Body of {@code POST /items}. {@code perUserLimit} absent or 0 means no limit. */
+/**
+ * Body of {@code POST /items}. {@code perUserLimit} absent or 0 means no limit; {@code startsAt}, {@code endsAt} and
+ * {@code paused} set the sale window as {@link SaleRequest} does.
+ */
 public record CreateItemRequest(
         @NotNull @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
         @NotBlank @Size(max = 200) String name,
         @NotNull @PositiveOrZero Integer stock,
-        @PositiveOrZero Integer perUserLimit) {
+        @PositiveOrZero Integer perUserLimit,
+        java.time.Instant startsAt,
+        java.time.Instant endsAt,
+        Boolean paused) {
+
+    /** The sale window asked for (none: on sale from creation); 400 when it ends before it starts. */
+    public SaleWindow window() {
+        return SaleWindow.of(startsAt, endsAt, paused);
+    }
 }

@@ -54,6 +54,15 @@ public class Item extends PanacheEntityBase {
     @Column(name = "fence", nullable = false)
     public long fence;
 
+    @Column(name = "sale_starts_at")
+    public Instant saleStartsAt;
+
+    @Column(name = "sale_ends_at")
+    public Instant saleEndsAt;
+
+    @Column(name = "paused", nullable = false)
+    public boolean paused;
+
     @Column(name = "created_at", nullable = false, updatable = false)
     public Instant createdAt;
 
@@ -62,6 +71,25 @@ public class Item extends PanacheEntityBase {
 
     public boolean hasUserLimit() {
         return perUserLimit > 0;
+    }
+
+    public SaleWindow saleWindow() {
+        return new SaleWindow(saleStartsAt, saleEndsAt, paused);
+    }
+
+    /** Sets the item's sale window; bumps the version, so that the hot stock's mirror applies the newest. Rows. */
+    public static int setSaleWindow(String sku, SaleWindow window, Instant now) {
+        return update("saleStartsAt = :starts, saleEndsAt = :ends, paused = :paused, version = version + 1,"
+                + " updatedAt = :now where sku = :sku", Parameters.with("starts", window.startsAt())
+                .and("ends", window.endsAt()).and("paused", window.paused()).and("now", now).and("sku", sku));
+    }
+
+    /** MySQL's clock: the one every pod judges sale windows by (MySQL strategies). */
+    public static Instant databaseNow() {
+        // Epoch seconds with microseconds, whatever the session's time zone.
+        java.math.BigDecimal seconds = (java.math.BigDecimal) getEntityManager()
+                .createNativeQuery("SELECT UNIX_TIMESTAMP(NOW(6))").getSingleResult();
+        return Instant.ofEpochMilli(seconds.movePointRight(3).longValue());
     }
 
     /**

@@ -10,6 +10,7 @@ import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
@@ -45,6 +46,15 @@ public class ItemResource {
     @Path("/{sku}")
     public ItemView get(@RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku) {
         return items.get(sku);
+    }
+
+    /** Replaces the sale window (every field optional: no bound, not paused): 200 with the item. */
+    @PUT
+    @Path("/{sku}/sale")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public ItemView sale(@RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
+            @NotNull(message = "a JSON body is required") @Valid SaleRequest request) {
+        return items.setSale(sku, request.window());
     }
 
     /**

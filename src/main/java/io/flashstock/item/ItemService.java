@@ -33,6 +33,7 @@ public class ItemService {
     }
 
     private ItemView insert(CreateItemRequest request) {
+        SaleWindow window = request.window();
         if (Item.findById(request.sku()) != null) {
             throw FlashstockException.itemExists(request.sku());
         }
@@ -43,6 +44,9 @@ public class ItemService {
         item.stock = request.stock();
         item.available = request.stock();
         item.perUserLimit = request.perUserLimit() == null ? 0 : request.perUserLimit();
+        item.saleStartsAt = window.startsAt();
+        item.saleEndsAt = window.endsAt();
+        item.paused = window.paused();
         item.createdAt = now;
         item.updatedAt = now;
         item.persist();
@@ -68,6 +72,26 @@ public class ItemService {
         return availability.read(sku);
     }
 
+    /**
+     * Replaces the item's sale window; once committed, the mirror (redis-lua) sets it in the hot stock, and every
+     * pod's availability forgets what it knew of the item.
+     */
+    public ItemView setSale(String sku, SaleWindow window) {
+        Changed set = QuarkusTransaction.requiringNew().call(() -> {
+            Instant now = Timestamps.now();
+            if (Item.setSaleWindow(sku, window, now) == 0) {
+                throw FlashstockException.itemNotFound(sku);
+            }
+            return new Changed(ItemView.of(find(sku)), mirror.record(StockEvent.Kind.SALE, sku, null, 0, now),
+                    false);
+        });
+        if (set.event() != null) {
+            mirror.apply(List.of(set.event()));
+        }
+        availability.unitsBack(sku, set.item().version());
+        return set.item();
+    }
+
     /** The item after a restock, and whether it repeats an earlier restock with the same Idempotency-Key. */
     public record RestockOutcome(ItemView item, boolean replayed) {
     }
@@ -82,10 +106,10 @@ public class ItemService {
         Restock restock = Restock.of(sku, quantity, idempotencyKey, Timestamps.now());
         AtomicBoolean committing = new AtomicBoolean();
         long started = System.nanoTime();
-        Restocked restocked;
+        Changed restocked;
         try {
             restocked = QuarkusTransaction.requiringNew().call(() -> {
-                Restocked done = addUnits(restock);
+                Changed done = addUnits(restock);
                 committing.set(!done.replayed()); // what follows is its commit
                 return done;
             });
@@ -112,14 +136,15 @@ public class ItemService {
         return new RestockOutcome(restocked.item(), restocked.replayed());
     }
 
-    private record Restocked(ItemView item, StockEvent event, boolean replayed) {
+    /** The item after a change, the change's stock event for the mirror (or null), and whether it was a repeat. */
+    private record Changed(ItemView item, StockEvent event, boolean replayed) {
     }
 
-    private Restocked addUnits(Restock restock) {
+    private Changed addUnits(Restock restock) {
         if (restock.idempotencyKey != null) {
             Restock earlier = Restock.byKey(restock.sku, restock.idempotencyKey);
             if (earlier != null) {
-                return new Restocked(replay(restock.sku, restock.quantity, earlier).item(), null, true);
+                return new Changed(replay(restock.sku, restock.quantity, earlier).item(), null, true);
             }
         }
         int updated = Item.addStock(restock.sku, restock.quantity, restock.createdAt);
@@ -129,7 +154,7 @@ public class ItemService {
                     "quantity: restocking would take the stock of '" + restock.sku + "' past " + Integer.MAX_VALUE);
         }
         restock.persist();
-        return new Restocked(ItemView.of(item), mirror.record(StockEvent.Kind.RESTOCKED, restock.sku, null,
+        return new Changed(ItemView.of(item), mirror.record(StockEvent.Kind.RESTOCKED, restock.sku, null,
                 restock.quantity, restock.createdAt), false);
     }
 

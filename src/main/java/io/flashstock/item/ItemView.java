@@ -1,11 +1,22 @@
 package io.flashstock.item;
 
-/** An item as the REST contract shows it: {@code stock == available + reserved + sold}. */
+import java.time.Instant;
+
+/**
+ * An item as the REST contract shows it: {@code stock == available + reserved + sold}, and its sale window
+ * ({@code saleStartsAt}/{@code saleEndsAt} null: no bound).
+ */
 public record ItemView(String sku, String name, int stock, int available, int reserved, int sold,
-        int perUserLimit, long version) {
+        int perUserLimit, long version, Instant saleStartsAt, Instant saleEndsAt, boolean paused) {
 
     public static ItemView of(Item item) {
         return new ItemView(item.sku, item.name, item.stock, item.available, item.reserved, item.sold,
-                item.perUserLimit, item.version);
+                item.perUserLimit, item.version, item.saleStartsAt, item.saleEndsAt, item.paused);
+    }
+
+    /** The same item with other counters (the hot stock's). */
+    public ItemView withCounters(int stock, int available, int reserved, int sold) {
+        return new ItemView(sku, name, stock, available, reserved, sold, perUserLimit, version, saleStartsAt,
+                saleEndsAt, paused);
     }
 }

@@ -26,7 +26,9 @@ public class StockEvent extends PanacheEntityBase {
         /** A RESERVED order was cancelled or expired: its units go back to available. */
         RETURNED,
         /** Units were added to stock and available. */
-        RESTOCKED
+        RESTOCKED,
+        /** The sale window changed (the mirror reads the item's current one). */
+        SALE
     }
 
     @Id

@@ -14,6 +14,9 @@ import static io.flashstock.error.ProblemCode.OUTCOME_UNKNOWN;
 import static io.flashstock.error.ProblemCode.PAYLOAD_TOO_LARGE;
 import static io.flashstock.error.ProblemCode.PURCHASE_LIMIT;
 import static io.flashstock.error.ProblemCode.REQUEST_IN_PROGRESS;
+import static io.flashstock.error.ProblemCode.SALE_ENDED;
+import static io.flashstock.error.ProblemCode.SALE_NOT_STARTED;
+import static io.flashstock.error.ProblemCode.SALE_PAUSED;
 import static io.flashstock.error.ProblemCode.SOLD_OUT;
 import static io.flashstock.error.ProblemCode.TOO_MANY_REQUESTS;
 import static io.flashstock.error.ProblemCode.UNAVAILABLE;
@@ -64,6 +67,7 @@ public class ProblemDocumentation implements OASFilter {
 
     private static final String SKU = "phone-x";
     private static final String ORDER_ID = "019a3c5e-7b1d-7f2a-9c4e-5d6f7a8b9c0d";
+    private static final java.time.Instant SALE_START = java.time.Instant.parse("2026-12-01T12:00:00Z");
 
     /**
      * The problems each operation can answer (method and path as in the document), in addition to
@@ -74,13 +78,14 @@ public class ProblemDocumentation implements OASFilter {
             "POST /items", List.of(INVALID_REQUEST, ITEM_EXISTS, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE),
             "GET /items/{sku}", List.of(INVALID_REQUEST, ITEM_NOT_FOUND),
             "GET /items/{sku}/availability", List.of(INVALID_REQUEST, ITEM_NOT_FOUND),
+            "PUT /items/{sku}/sale", List.of(INVALID_REQUEST, ITEM_NOT_FOUND, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE),
             "POST /items/{sku}/restock",
             List.of(INVALID_REQUEST, ITEM_NOT_FOUND, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE,
                     IDEMPOTENCY_KEY_REUSED, OUTCOME_UNKNOWN),
             "POST /items/{sku}/purchases",
             List.of(INVALID_REQUEST, ITEM_NOT_FOUND, SOLD_OUT, PURCHASE_LIMIT, REQUEST_IN_PROGRESS,
-                    PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDEMPOTENCY_KEY_REUSED, TOO_MANY_REQUESTS,
-                    OUTCOME_UNKNOWN),
+                    SALE_NOT_STARTED, SALE_ENDED, SALE_PAUSED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE,
+                    IDEMPOTENCY_KEY_REUSED, TOO_MANY_REQUESTS, OUTCOME_UNKNOWN),
             "GET /orders/{orderId}", List.of(ORDER_NOT_FOUND),
             "POST /orders/{orderId}/confirm", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN),
             "POST /orders/{orderId}/cancel", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN));
@@ -208,6 +213,9 @@ public class ProblemDocumentation implements OASFilter {
             case REQUEST_IN_PROGRESS -> FlashstockException.requestInProgress().getMessage();
             case PAYLOAD_TOO_LARGE -> BodyLimit.tooLarge(maxBodySize);
             case IDEMPOTENCY_KEY_REUSED -> FlashstockException.keyReused().getMessage();
+            case SALE_NOT_STARTED -> FlashstockException.saleNotStarted(SKU, SALE_START, 60).getMessage();
+            case SALE_ENDED -> FlashstockException.saleEnded(SKU, SALE_START.plusSeconds(600)).getMessage();
+            case SALE_PAUSED -> FlashstockException.salePaused(SKU).getMessage();
             case TOO_MANY_REQUESTS -> FlashstockException.tooManyRequests("this user", 1).getMessage();
             case INTERNAL_ERROR -> ProblemMapper.FAILED;
             case UNAVAILABLE -> ProblemMapper.DATABASE_UNAVAILABLE;

@@ -225,6 +225,49 @@ public abstract class StrategyContract {
         assertProblem(given().get("/items/no-such-" + sku + "/availability"), 404, "item-not-found", "unknown sku");
     }
 
+    // ---- Sale window: judged at purchase by one clock for all pods ---------------------------------------------
+
+    @Test
+    void saleWindowIsJudgedAtPurchase() throws InterruptedException {
+        String sku = newSku("window");
+        java.time.Instant start = java.time.Instant.now().plusSeconds(2);
+        given().contentType(ContentType.JSON).body("{\"sku\":\"" + sku + "\",\"name\":\"W\",\"stock\":5,"
+                + "\"startsAt\":\"" + start + "\"}").post("/items").then().statusCode(201)
+                .body("saleStartsAt", org.hamcrest.Matchers.notNullValue()).body("paused", equalTo(false));
+
+        Response early = purchase(sku, "early", 1, null);
+        assertProblem(early, 409, "sale-not-started", "before the start");
+        int retryAfter = Integer.parseInt(early.header("Retry-After"));
+        assertTrue(retryAfter >= 1 && retryAfter <= 3, "Retry-After " + retryAfter);
+        awaitAvailability(sku, 5, "not-started");
+        assertCounters(sku, 5, 5, 0, 0);
+
+        Thread.sleep(Math.max(0, java.time.Duration.between(java.time.Instant.now(), start).toMillis()) + 300);
+        String onTime = buy(sku, "on-time", 1);
+
+        // Paused: refused, and shown; resumed with an end two seconds away.
+        given().contentType(ContentType.JSON).body("{\"startsAt\":\"" + start + "\",\"paused\":true}")
+                .put("/items/" + sku + "/sale").then().statusCode(200).body("paused", equalTo(true));
+        assertProblem(purchase(sku, "paused", 1, null), 409, "sale-paused", "paused");
+        awaitAvailability(sku, 4, "paused");
+        java.time.Instant end = java.time.Instant.now().plusSeconds(2);
+        given().contentType(ContentType.JSON).body("{\"endsAt\":\"" + end + "\"}").put("/items/" + sku + "/sale")
+                .then().statusCode(200).body("paused", equalTo(false)).body("saleStartsAt", equalTo(null));
+        buy(sku, "resumed", 1);
+
+        // Ended: refused; confirm (and cancel) keep working.
+        Thread.sleep(Math.max(0, java.time.Duration.between(java.time.Instant.now(), end).toMillis()) + 300);
+        assertProblem(purchase(sku, "late", 1, null), 409, "sale-ended", "after the end");
+        awaitAvailability(sku, 3, "ended");
+        given().post("/orders/" + onTime + "/confirm").then().statusCode(200).body("status", equalTo("CONFIRMED"));
+        assertCounters(sku, 5, 3, 1, 1);
+
+        assertProblem(given().contentType(ContentType.JSON).body("{\"startsAt\":\"" + end + "\",\"endsAt\":\""
+                + start + "\"}").put("/items/" + sku + "/sale"), 400, "invalid-request", "ends before it starts");
+        assertProblem(given().contentType(ContentType.JSON).body("{\"paused\":true}")
+                .put("/items/no-such-" + sku + "/sale"), 404, "item-not-found", "unknown sku");
+    }
+
     /** The availability read reaches {@code available} within the cache's TTL (1 s) plus slack. */
     protected static void awaitAvailability(String sku, int available, String state) {
         long deadline = System.currentTimeMillis() + 3_000;

@@ -164,6 +164,7 @@ public class RedisLockStrategy implements DeductionStrategy {
             }
         }
         Item item = DbPurchase.item(command.sku());
+        DbPurchase.checkWindow(item); // refused: the rollback gives the reserved units back
         DbPurchase.checkLimit(item, command, DbPurchase.unitsHeld(item, command.userId()));
         PurchaseOrder order = DbPurchase.insertOrder(command, now, reservationTtl);
         return new PurchaseOutcome(OrderView.of(order), false);

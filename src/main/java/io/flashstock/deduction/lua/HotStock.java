@@ -51,10 +51,11 @@ public class HotStock {
 
     /**
      * What the purchase script decided, with what the reply carries for it; {@code available} and {@code seq} are the
-     * item's counter and change number after an {@code OK} or {@code SOLD_OUT} (else -1).
+     * item's counter and change number after an {@code OK} or {@code SOLD_OUT} (else -1); {@code limit} the user's
+     * limit ({@code LIMIT}) or the milliseconds to the sale's start ({@code NOT_STARTED}).
      */
     public record Decision(PurchaseReply reply, String entryId, String orderId, Instant createdAt, Instant expiresAt,
-            int limit, String epoch, int available, long seq) {
+            long limit, String epoch, int available, long seq) {
 
         static Decision of(PurchaseReply reply) {
             return new Decision(reply, null, null, null, null, 0, null, -1, -1);
@@ -129,7 +130,7 @@ public class HotStock {
                     -1, -1);
             case SOLD_OUT -> new Decision(code, null, null, null, null, 0, null, reply.get(1).toInteger(),
                     reply.get(2).toLong());
-            case LIMIT -> new Decision(code, null, null, null, null, reply.get(1).toInteger(), null, -1, -1);
+            case LIMIT, NOT_STARTED -> new Decision(code, null, null, null, null, reply.get(1).toLong(), null, -1, -1);
             default -> Decision.of(code);
         };
     }

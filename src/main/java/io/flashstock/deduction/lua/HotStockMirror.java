@@ -13,6 +13,7 @@ import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Availability;
+import io.flashstock.item.Item;
 import io.flashstock.item.ItemView;
 import io.flashstock.item.StockEvent;
 import io.flashstock.item.StockMirror;
@@ -81,7 +82,7 @@ public class HotStockMirror implements StockMirror {
                 if (applied != COLD) {
                     items.touch(event.sku);
                     done.add(event.id);
-                    if (applied > 0 && event.kind != StockEvent.Kind.CONFIRMED) {
+                    if (applied > 0 && event.kind != StockEvent.Kind.CONFIRMED) { // units back, or a new window
                         availability.forget(event.sku, applied); // this pod at once; the others by the message
                     }
                 } else if (event.createdAt.isBefore(moot)) {
@@ -109,6 +110,13 @@ public class HotStockMirror implements StockMirror {
                     List.of(Integer.toString(event.quantity), event.id,
                             Long.toString(Math.max(3600, settings.idempotencyTtl().toSeconds())),
                             Long.toString(event.itemVersion), RedisKeys.unitsBackChannel())).toLong();
+            case SALE -> {
+                Item item = QuarkusTransaction.requiringNew().call(() -> Item.<Item>findById(sku));
+                yield item == null ? 0 : scripts.sale.run(redis, List.of(RedisKeys.stock(sku)),
+                        List.of(SaleFields.millis(item.saleStartsAt), SaleFields.millis(item.saleEndsAt),
+                                SaleFields.flag(item.paused), Long.toString(item.version),
+                                RedisKeys.unitsBackChannel())).toLong();
+            }
             case CONFIRMED, RETURNED -> scripts.transition.run(redis,
                     List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku)),
                     List.of(event.orderId, event.kind.name(), RedisKeys.unitsBackChannel())).toLong();
@@ -136,10 +144,10 @@ public class HotStockMirror implements StockMirror {
         items.touch(sku);
         for (int attempt = 0; attempt < 3; attempt++) {
             Map<String, String> fields = redis.hash(String.class).hmget(RedisKeys.stock(sku), "available", "seq",
-                    "gen");
+                    "gen", "starts", "ends", "paused");
             if (fields.get("available") != null && hotStock.isCurrent(fields.get("gen"))) {
                 return new Availability.Level(Integer.parseInt(fields.get("available")),
-                        Long.parseLong(fields.get("seq")));
+                        Long.parseLong(fields.get("seq")), SaleFields.state(fields, this::redisNow));
             }
             if (attempt == 2) {
                 break;
@@ -156,6 +164,12 @@ public class HotStockMirror implements StockMirror {
         throw new UnavailableException("The hot stock is not ready; try again.");
     }
 
+    /** Redis's clock: the one purchase.lua judges sale windows by. */
+    private Instant redisNow() {
+        io.vertx.mutiny.redis.client.Response time = redis.execute("TIME");
+        return Instant.ofEpochSecond(time.get(0).toLong(), time.get(1).toLong() * 1000);
+    }
+
     @Override
     public ItemView current(ItemView stored) {
         if (!active()) {
@@ -166,9 +180,8 @@ public class HotStockMirror implements StockMirror {
         if (hot.get("available") == null || !hotStock.isCurrent(hot.get("gen"))) {
             return stored; // not warm: no purchase since it was last warmed here, MySQL is current
         }
-        return new ItemView(stored.sku(), stored.name(), Integer.parseInt(hot.get("stock")),
-                Integer.parseInt(hot.get("available")), Integer.parseInt(hot.get("reserved")),
-                Integer.parseInt(hot.get("sold")), stored.perUserLimit(), stored.version());
+        return stored.withCounters(Integer.parseInt(hot.get("stock")), Integer.parseInt(hot.get("available")),
+                Integer.parseInt(hot.get("reserved")), Integer.parseInt(hot.get("sold")));
     }
 
     @Override

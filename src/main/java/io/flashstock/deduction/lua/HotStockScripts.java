@@ -21,10 +21,11 @@ public class HotStockScripts {
     final LuaScript restock = LuaScript.load("restock");
     final LuaScript warm = LuaScript.load("warm");
     final LuaScript reconcile = LuaScript.load("reconcile");
+    final LuaScript sale = LuaScript.load("sale");
 
     /** SCRIPT LOAD of every script. */
     void preloadAll(RedisDataSource redis) {
-        for (LuaScript script : List.of(purchase, undoPurchase, settleEntries, transition, restock, warm, reconcile)) {
+        for (LuaScript script : List.of(purchase, undoPurchase, settleEntries, transition, restock, warm, reconcile, sale)) {
             script.preload(redis);
         }
     }

@@ -202,7 +202,8 @@ public class HotStockWarmer {
                     List.of(Integer.toString(snapshot.stock()), Integer.toString(snapshot.available()),
                             Integer.toString(snapshot.reserved()), Integer.toString(snapshot.sold()),
                             Integer.toString(snapshot.perUserLimit()), Long.toString(snapshot.version()), current,
-                            RedisKeys.unitsBackChannel()));
+                            RedisKeys.unitsBackChannel(), SaleFields.millis(snapshot.window().startsAt()),
+                            SaleFields.millis(snapshot.window().endsAt()), SaleFields.flag(snapshot.window().paused())));
             LOG.debugf("Warmed %s: %s", sku, snapshot);
             return true;
         }

@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.flashstock.item.Item;
+import io.flashstock.item.SaleWindow;
 import io.flashstock.item.StockEvent;
 import io.flashstock.order.OrderStatus;
 import io.flashstock.order.PurchaseOrder;
@@ -18,7 +20,7 @@ import io.flashstock.order.PurchaseOrder;
  * counters updates that row, so nothing changes the item while the snapshot is read, and all of it belongs to
  * {@link #version()}.
  */
-record ItemSnapshot(int stock, int available, int reserved, int sold, int perUserLimit, long version,
+record ItemSnapshot(int stock, int available, int reserved, int sold, int perUserLimit, long version, SaleWindow window,
         Map<String, String> held, Map<String, String> users, Map<String, String> idempotencyKeys, Map<String, Long> idempotencyKeyTtls) {
 
     /** The item's snapshot, or {@code null} when it does not exist. */
@@ -61,9 +63,10 @@ record ItemSnapshot(int stock, int available, int reserved, int sold, int perUse
                     keyTtls.put((String) row[0],
                             Math.max(1, Duration.between(now, created.plus(idempotencyTtl)).toSeconds()));
                 });
+        SaleWindow window = Item.<Item>findById(sku).saleWindow(); // same transaction, row share-locked above
         return new ItemSnapshot(((Number) item[0]).intValue(), ((Number) item[1]).intValue(),
                 ((Number) item[2]).intValue(), ((Number) item[3]).intValue(), limit, ((Number) item[5]).longValue(),
-                held, users, keys, keyTtls);
+                window, held, users, keys, keyTtls);
     }
 
     /**

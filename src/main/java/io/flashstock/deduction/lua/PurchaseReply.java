@@ -12,6 +12,12 @@ public enum PurchaseReply {
     SOLD_OUT,
     /** The user would go over the item's limit: nothing deducted. */
     LIMIT,
+    /** The item's sale is paused: nothing deducted. */
+    PAUSED,
+    /** The item's sale window has not opened (Redis's clock); the reply carries the milliseconds to the start. */
+    NOT_STARTED,
+    /** The item's sale window has closed: nothing deducted. */
+    ENDED,
     /** The item's stream holds {@code flashstock.lua.max-pending} entries already (write-behind): nothing deducted. */
     BUSY,
     /** This order id was given up on already (a tombstone): nothing deducted. */

@@ -21,6 +21,7 @@ import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Availability;
+import io.flashstock.item.SaleWindow;
 import io.flashstock.order.OrderIds;
 import io.flashstock.order.OrderStatus;
 import io.flashstock.order.OrderView;
@@ -105,7 +106,11 @@ public class RedisLuaStrategy implements DeductionStrategy {
             }
             case KEY_REUSED -> throw FlashstockException.keyReused();
             case SOLD_OUT -> throw FlashstockException.soldOut(command.sku(), command.quantity());
-            case LIMIT -> throw FlashstockException.purchaseLimit(command.sku(), decision.limit());
+            case LIMIT -> throw FlashstockException.purchaseLimit(command.sku(), (int) decision.limit());
+            case PAUSED -> throw FlashstockException.salePaused(command.sku());
+            case ENDED -> throw FlashstockException.saleEnded(command.sku(), null);
+            case NOT_STARTED -> throw FlashstockException.saleNotStarted(command.sku(),
+                    now.plusMillis(decision.limit()), SaleWindow.secondsUntil(decision.limit()));
             case BUSY -> {
                 busy.increment();
                 throw new UnavailableException("Orders of this item are still being recorded; nothing was changed, "
