@@ -3,7 +3,7 @@
 #
 # Records (tab-separated):
 #   svc  CONFIG SCENARIO CONC REP RPS P50_US P99_US N2XX N409_SOLD_OUT N409_LIMIT N503 REQUESTS SVC_CPU_S BACKEND_CPU_S
-#   raw  NAME CONC REP RPS P50_US P99_US NOTE
+#   raw  NAME CONC REP RPS P50_US P99_US NOTE [CONFIG]   (CONFIG: the redis-lua run whose EVALSHA it replays)
 #   info CONFIG KEY VALUE          (ready_ms, rss_load_kb, rss_peak_kb)
 #   skip WHAT MESSAGE
 # Every figure is the median over the repetitions; every ratio divides medians of this same run.
@@ -80,6 +80,7 @@ $1 == "raw" {
     k = $2 SUBSEP $3
     remember("concs", $3)
     add("rawrps" SUBSEP k, $5); add("rawp50" SUBSEP k, $6); add("rawp99" SUBSEP k, $7)
+    if ($9 != "") add("rawrps" SUBSEP $2 SUBSEP $9 SUBSEP $3, $5)
     # A note that starts with a number ("0.52 retries/update") shows the median number; other notes as they are.
     if (match($8, /^[0-9.]+/)) { add("rawnote" SUBSEP k, substr($8, 1, RLENGTH)); notes[k] = substr($8, RLENGTH + 1) }
     else if ($8 != "") notes[k] = $8

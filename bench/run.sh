@@ -480,8 +480,8 @@ record_svc() { # config scenario conc rep
     "$((R[s409_sold_out] + R[s409_limit]))" "${R[s503]}")"
 }
 
-record_raw() { # name conc rep rps p50_us p99_us [note]
-  printf 'raw\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "${7:-}" >>"$RESULTS"
+record_raw() { # name conc rep rps p50_us p99_us [note [config it ran after]]
+  printf 'raw\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "${7:-}" "${8:-}" >>"$RESULTS"
   say "$(printf '%-24s %-15s c=%-3s #%s  %8s ops/s p50 %6s ms  p99 %7s ms %s' raw "$1" "$2" "$3" "$4" \
     "$(awk -v u="$5" 'BEGIN {printf "%.2f", u / 1000}')" "$(awk -v u="$6" 'BEGIN {printf "%.2f", u / 1000}')" "${7:-}")"
 }
@@ -653,6 +653,19 @@ capture_lua_purchase() {
     if [ -n "$order_id" ]; then a="${a//$order_id/${order_id:0:24}__rand_int__}"; fi
     RAW_LUA_ARGS+=("$a")
   done
+  # Write-behind bounds the item's stream of pending orders (ARGV[11] of purchase.lua), which its relays keep short.
+  # No relay reads the raw item's stream, so after that many calls every one would be refused (BUSY): the replay
+  # lifts the bound (the script still checks it, at the same cost). Only for the argument layout purchase.lua
+  # documents: 11 arguments, the 10th '' (write-behind), the 11th a positive count.
+  local cap_at
+  if [[ "${RAW_LUA_ARGS[2]}" =~ ^[0-9]+$ ]]; then
+    cap_at=$((2 + RAW_LUA_ARGS[2] + 11))
+    if ((${#RAW_LUA_ARGS[@]} == cap_at + 1)) && [ -z "${RAW_LUA_ARGS[cap_at - 1]}" ] \
+      && [[ "${RAW_LUA_ARGS[cap_at]}" =~ ^[1-9][0-9]*$ ]]; then
+      say "raw Redis: the stream bound ${RAW_LUA_ARGS[cap_at]} (write-behind) lifted to 2000000000 for the replay"
+      RAW_LUA_ARGS[cap_at]=2000000000
+    fi
+  fi
   printf '%q ' "${RAW_LUA_ARGS[@]}" >"$OUT/raw-lua-command.txt"
   say "raw Redis: replaying $(cat "$OUT/raw-lua-command.txt")"
 }
@@ -660,7 +673,7 @@ capture_lua_purchase() {
 # After the redis-lua service stopped (so no relay consumes what the raw calls leave behind). A run in which fewer
 # than 95% of the calls took a unit measured something else (say the script cache was flushed under it, which
 # makes every call a fast NOSCRIPT error): it is discarded and run again, at most twice.
-raw_redis() { # conc rep
+raw_redis() { # conc rep label (of the redis-lua run whose call it replays)
   local before after out rps p50 p99 note attempt
   for attempt in 1 2 3; do
     if ! rcli SCRIPT EXISTS "${RAW_LUA_ARGS[1]}" | grep -qx 1; then
@@ -687,7 +700,7 @@ raw_redis() { # conc rep
       "$( ((attempt < 3)) && echo "discarded, running it again" || echo "kept, but it does not measure winning purchases")"
   done
   record_raw redis-evalsha "$1" "$2" "$rps" "$(awk -v m="$p50" 'BEGIN {printf "%d", m * 1000}')" \
-    "$(awk -v m="$p99" 'BEGIN {printf "%d", m * 1000}')" "$note"
+    "$(awk -v m="$p99" 'BEGIN {printf "%d", m * 1000}')" "$note" "$3"
 }
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -861,7 +874,7 @@ for config in "${CONFIGS[@]}"; do
       printf 'skip\traw Redis EVALSHA (after %s)\t%s\n' "$label" "$RAW_LUA_SKIP" >>"$RESULTS"
     else
       for c in "${CONCURRENCY[@]}"; do
-        for ((rep = 1; rep <= REPS; rep++)); do raw_redis "$c" "$rep"; done
+        for ((rep = 1; rep <= REPS; rep++)); do raw_redis "$c" "$rep" "$label"; done
       done
     fi
   fi
