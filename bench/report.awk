@@ -4,8 +4,11 @@
 # Records (tab-separated):
 #   svc  CONFIG SCENARIO CONC REP RPS P50_US P99_US N2XX N409_SOLD_OUT N409_LIMIT N503 REQUESTS SVC_CPU_S BACKEND_CPU_S
 #   raw  NAME CONC REP RPS P50_US P99_US NOTE [CONFIG]   (CONFIG: the redis-lua run whose EVALSHA it replays)
-#   info CONFIG KEY VALUE          (ready_ms, rss_load_kb, rss_peak_kb)
+#   info CONFIG KEY VALUE          (ready_ms, rss_load_kb, rss_peak_kb, settings)
+#   rss  CONFIG CONC KB            (the service's VmRSS, sampled every 0.1 s during a hot sell)
+#   catalog CONFIG ITEMS READY_MS IDLE_REDIS_CMDS_PER_S IDLE_RSS_KB IDLE_SECONDS NOTE   (empty: not measured)
 #   skip WHAT MESSAGE
+# A CONFIG with "@" (redis-lua/write-behind@512MB) is the memory run of the CONFIG before the "@".
 # Every figure is the median over the repetitions; every ratio divides medians of this same run.
 # Plain POSIX awk (no gawk extensions).
 
@@ -16,7 +19,9 @@ BEGIN {
     raw_title["mysql-versioned"] = "MySQL hot row, versioned `UPDATE ... WHERE version = ?` (read + update, retried)"
     raw_title["mysql-conditional"] = "MySQL hot row, conditional `UPDATE ... WHERE available >= 1`"
     raw_title["redis-evalsha"] = "Redis `EVALSHA` of the service's purchase.lua (redis-benchmark)"
-    nscen = split("hot-sell sell-out sold-out-storm", scenarios, " ")
+    nscen = split("hot-sell sell-out sold-out-storm availability-storm", scenarios, " ")
+    # the configuration the issue targets are about
+    target_config = "redis-lua/write-behind"
 }
 
 function add(key, value) {
@@ -32,6 +37,14 @@ function median(key,    n, a, i, j, t) {
         a[j + 1] = t
     }
     return (n % 2) ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+
+function maximum(key,    n, a, i, m) {
+    if (!(key in vals)) return ""
+    n = split(vals[key], a, " ")
+    m = a[1] + 0
+    for (i = 2; i <= n; i++) if (a[i] + 0 > m) m = a[i] + 0
+    return m
 }
 
 function count(key,    a) {
@@ -66,6 +79,8 @@ $1 == "svc" {
     remember("configs", $2); remember("concs", $4)
     add("rps" SUBSEP k, $6); add("p50" SUBSEP k, $7); add("p99" SUBSEP k, $8)
     add("n2xx" SUBSEP k, $9); add("n409" SUBSEP k, $10 + $11); add("n503" SUBSEP k, $12)
+    # orders (2xx answers) per second: below req/s when some purchases were refused (409, 503)
+    if ($13 > 0) add("ords" SUBSEP k, $6 * $9 / $13)
     if ($13 > 0) {
         add("svccpu" SUBSEP k, $14 * 1000 / $13)
         add("backcpu" SUBSEP k, $15 * 1000 / $13)
@@ -87,6 +102,14 @@ $1 == "raw" {
     next
 }
 $1 == "info" { info[$2, $3] = $4; next }
+$1 == "rss" { add("rss" SUBSEP $2, $4); add("rss" SUBSEP $2 SUBSEP $3, $4); next }
+$1 == "catalog" {
+    ncat++
+    cat_config[ncat] = $2; cat_items[ncat] = $3; cat_ready[ncat] = $4; cat_idle[ncat] = $5
+    cat_rss[ncat] = $6; cat_idle_s[ncat] = $7; cat_note[ncat] = $8
+    if ($3 == 0 && $4 != "") cat_empty[$2] = $4
+    next
+}
 $1 == "skip" { nskips++; skips[nskips] = "- " $2 ": " $3; next }
 
 END {
@@ -158,21 +181,147 @@ END {
     print "### Per strategy"
     print ""
     top = concs[nconc]
-    print "| strategy | JVM start-to-ready ms | RSS under load MB | peak RSS MB | CPU ms/order, hot sell c=" top " (svc / svc+db+redis) |"
-    print "|---|---:|---:|---:|---:|"
+    print "RSS during hot sells: the service's VmRSS sampled every 0.1 s while they ran (median / highest sample);"
+    print "RSS under load: VmRSS right after them (highest); peak RSS: VmHWM at the end."
+    print ""
+    print "| strategy | JVM start-to-ready ms | RSS during hot sells MB | RSS under load MB | peak RSS MB | CPU ms/order, hot sell c=" top " (svc / svc+db+redis) |"
+    print "|---|---:|---:|---:|---:|---:|"
     for (ci = 1; ci <= nconf; ci++) {
         c = configs[ci]
-        printf "| %s | %s | %s | %s | %s / %s |\n", c, info[c, "ready_ms"],
-            (info[c, "rss_load_kb"] == "") ? "–" : num(info[c, "rss_load_kb"] / 1024, 0),
-            (info[c, "rss_peak_kb"] == "") ? "–" : num(info[c, "rss_peak_kb"] / 1024, 0),
+        printf "| %s | %s | %s / %s | %s | %s | %s / %s |\n", c, info[c, "ready_ms"],
+            mb(median("rss" SUBSEP c)), mb(maximum("rss" SUBSEP c)), mb(info[c, "rss_load_kb"]),
+            mb(info[c, "rss_peak_kb"]),
             num(median("svccpuorder" SUBSEP c SUBSEP top), 3), num(median("cpuorder" SUBSEP c SUBSEP top), 3)
     }
+    memory_table()
+    catalog_table()
+    targets_table()
     if (nskips > 0) {
         print ""
         print "Not measured in this run:"
         print ""
         for (i = 1; i <= nskips; i++) print skips[i]
     }
+}
+
+function mb(kb) {
+    return (kb == "") ? "–" : sprintf("%.0f", kb / 1024)
+}
+
+# yes / no against a goal (cmp ">=" or "<="); "–" when not measured.
+function met(x, cmp, goal) {
+    if (x == "" || x == "–") return "–"
+    return ((cmp == ">=") ? (x + 0 >= goal) : (x + 0 <= goal)) ? "yes" : "no"
+}
+
+# The memory runs (configs "BASE@LIMIT") next to the hot sells of BASE at the same concurrency.
+function memory_table(    ci, c, base, ni, k, kb) {
+    for (ci = 1; ci <= nconf; ci++) {
+        c = configs[ci]
+        if (index(c, "@") == 0) continue
+        base = substr(c, 1, index(c, "@") - 1)
+        print ""
+        print "### Memory: " base " in a " substr(c, index(c, "@") + 1) " container"
+        print ""
+        print "The hot sell of " base " once more, in a service started with the container image's settings"
+        print "(`src/main/docker/Dockerfile.jvm`; no cgroup limit here, so `-XX:MaxRAM` stands for the container's):"
+        print "`" info[c, "settings"] "`. Next to it, the same hot sell of the service as run above."
+        print "RSS under load: the service's VmRSS sampled every 0.1 s during the hot sells."
+        print ""
+        print "| service | conc | req/s | orders/s (2xx) | 503 | p99 ms | ÷ uncapped orders/s | RSS under load median MB | RSS under load peak MB | runs |"
+        print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        for (ni = 1; ni <= nconc; ni++) {
+            k = c SUBSEP "hot-sell" SUBSEP concs[ni]
+            if (!(("rps" SUBSEP k) in vals)) continue
+            memory_row(base, concs[ni], "")
+            memory_row(c, concs[ni], base)
+        }
+    }
+}
+
+# One row of the memory table: config c at conc, its throughput divided by that of base (none: c is the base).
+function memory_row(c, conc, base,    k) {
+    k = c SUBSEP "hot-sell" SUBSEP conc
+    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", (base == "") ? c " (uncapped)" : c, conc,
+        num(median("rps" SUBSEP k), 0), num(median("ords" SUBSEP k), 0), num(median("n503" SUBSEP k), 0),
+        ms(median("p99" SUBSEP k)),
+        (base == "") ? "1.00" : ratio(median("ords" SUBSEP k), median("ords" SUBSEP base SUBSEP "hot-sell" SUBSEP conc)),
+        mb(median("rss" SUBSEP c SUBSEP conc)), mb(maximum("rss" SUBSEP c SUBSEP conc)), count("rps" SUBSEP k)
+}
+
+function catalog_table(    i, idle_s) {
+    if (ncat == 0) return
+    for (i = 1; i <= ncat; i++) if (cat_idle_s[i] != "") idle_s = cat_idle_s[i]
+    print ""
+    print "### Catalog: start-up and idle cost by catalog size"
+    print ""
+    print "The items inserted straight into MySQL (stock 100 each, nothing sold) after a first start let Flyway"
+    print "create the schema, Redis emptied, then the service started: start-to-ready is from the JVM's start to"
+    print "the first 200 of `/q/health/ready`, ÷ empty divides it by the same start with no item."
+    if (idle_s != "") {
+        print "Idle (" target_config "): after 3 purchases of each of 10 new items, " idle_s " s without a request:"
+        print "the Redis commands per second over that window (INFO total_commands_processed of the whole server, less"
+        print "the reading itself) and the service's VmRSS at its end."
+    }
+    print ""
+    print "| strategy | catalog items | start-to-ready s | ÷ empty | idle Redis commands/s | RSS idle MB |"
+    print "|---|---:|---:|---:|---:|---:|"
+    for (i = 1; i <= ncat; i++) {
+        printf "| %s | %s | %s | %s | %s | %s |\n", cat_config[i], cat_items[i],
+            (cat_ready[i] == "") ? cat_note[i] : num(cat_ready[i] / 1000, 2),
+            ratio(cat_ready[i], cat_empty[cat_config[i]]),
+            (cat_idle[i] == "") ? "–" : cat_idle[i], mb(cat_rss[i])
+    }
+}
+
+# The issue targets, for target_config, at 50 clients when measured (else the highest concurrency of the run).
+function targets_table(    ni, conc, t, floor, k, big, i, mem, x, memk) {
+    t = target_config
+    conc = concs[nconc]
+    for (ni = 1; ni <= nconc; ni++) if (concs[ni] == 50) conc = 50
+    floor = median("rawrps" SUBSEP "floor" SUBSEP conc)
+    print ""
+    print "### Issue targets"
+    print ""
+    print t ", at " conc " clients" ((conc == 50) ? "" : " (50 was not measured in this run)") "; every figure from this run."
+    print ""
+    print "| target | measured | goal | met |"
+    print "|---|---:|---:|---|"
+    k = t SUBSEP "hot-sell" SUBSEP conc
+    # the raw EVALSHA of the call this config sends, where measured
+    x = "rawrps" SUBSEP "redis-evalsha" SUBSEP t SUBSEP conc
+    if (!(x in vals)) x = "rawrps" SUBSEP "redis-evalsha" SUBSEP conc
+    x = ratio(median("ords" SUBSEP k), median(x))
+    printf "| hot sell orders/s (2xx) ÷ raw Redis EVALSHA of its call | %s | ≥ 0.5 | %s |\n", x, met(x, ">=", 0.5)
+    x = ms(median("p99" SUBSEP k))
+    printf "| hot sell p99 ms | %s | ≤ 10 | %s |\n", x, met(x, "<=", 10)
+    x = ratio(median("rps" SUBSEP t SUBSEP "sold-out-storm" SUBSEP conc), floor)
+    printf "| sold-out storm ÷ HTTP floor | %s | ≥ 0.8 | %s |\n", x, met(x, ">=", 0.8)
+    x = ratio(median("rps" SUBSEP t SUBSEP "availability-storm" SUBSEP conc), floor)
+    printf "| availability storm ÷ HTTP floor | %s | ≥ 0.8 | %s |\n", x, met(x, ">=", 0.8)
+    # catalog: the largest size with a start of the target config (and an empty one to divide by)
+    big = 0
+    for (i = 1; i <= ncat; i++) if (cat_config[i] == t && (big == 0 || cat_items[i] + 0 >= cat_items[big] + 0)) big = i
+    if (big > 0) {
+        x = ratio(cat_ready[big], cat_empty[t])
+        if (cat_ready[big] == "") x = cat_note[big]
+        printf "| start-to-ready, catalog of %s items ÷ empty | %s | ≤ 1.5 | %s |\n", cat_items[big], x,
+            (cat_ready[big] == "") ? "no" : met(x, "<=", 1.5)
+        x = (cat_idle[big] == "") ? "–" : cat_idle[big]
+        printf "| idle Redis commands/s, catalog of %s items | %s | ≤ 50 | %s |\n", cat_items[big], x, met(x, "<=", 50)
+    } else {
+        print "| start-to-ready with a large catalog ÷ empty | – | ≤ 1.5 | – |"
+        print "| idle Redis commands/s with a large catalog | – | ≤ 50 | – |"
+    }
+    mem = ""
+    for (i = 1; i <= nconf; i++) if (index(configs[i], t "@") == 1) mem = configs[i]
+    memk = mem SUBSEP "hot-sell" SUBSEP conc
+    x = (mem == "") ? "" : maximum("rss" SUBSEP mem SUBSEP conc)
+    printf "| RSS under load, %s container (highest sample) MB | %s | ≤ 350 | %s |\n",
+        (mem == "") ? "memory-capped" : substr(mem, length(t) + 2), mb(x), (x == "") ? "–" : met(x / 1024, "<=", 350)
+    x = (mem == "") ? "–" : ratio(median("ords" SUBSEP memk), median("ords" SUBSEP k))
+    printf "| hot sell orders/s, %s container ÷ uncapped | %s | ≥ 0.9 | %s |\n",
+        (mem == "") ? "memory-capped" : substr(mem, length(t) + 2), x, met(x, ">=", 0.9)
 }
 
 # Hot-sell throughput per concurrency: one row per concurrency, one column per strategy, then one per raw limit

@@ -5,9 +5,14 @@
 #   for itself, or db 15 of an external one), start the packaged service,
 #   time start-to-ready, warm the JVM up, then for each concurrency and repetition, alternating:
 #     HTTP floor (GET /q/health/live) · hot sell · raw MySQL versioned · sell-out · raw MySQL conditional ·
-#     sold-out storm
-#   checking the invariants after every service scenario. Raw Redis EVALSHA of the service's own purchase.lua runs
-#   after each redis-lua service run. The end: a table of medians and ratios (all from this run).
+#     sold-out storm · availability storm (GET /items/{sku}/availability; skipped while the build lacks it)
+#   checking the invariants after every service scenario, and sampling the service's RSS during the hot sells.
+#   Raw Redis EVALSHA of the service's own purchase.lua runs after each redis-lua service run.
+# Then (--quick, --full) the memory run: redis-lua write-behind's hot sell once more with the container image's JVM
+# options (src/main/docker/Dockerfile.jvm) in a simulated 512 MB container (-XX:MaxRAM=512m), RSS sampled under load.
+# Then the catalog runs, per catalog size: items inserted straight into MySQL, Redis empty, each strategy's
+# start-to-ready; for redis-lua write-behind also 10 items put on sale, then the Redis commands/s and RSS while idle.
+# The end: tables of medians and ratios (all from this run), and the issue targets met or missed.
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -22,10 +27,23 @@ Benchmarks the flashstock service (every deduction strategy in the build) agains
 parts, measured side by side in the same run, and fails loudly when any run breaks an invariant.
 
 Modes (one is required):
-  --smoke          seconds per strategy at concurrency 4: proves the harness works (CI runs this)
-  --quick          concurrency 50, 3 repetitions: a few minutes (under 10 with all strategies)
-  --full           concurrency 1, 10, 50, 200, 3 repetitions, sell-out of 1,000 units to 50,000+ buyers;
-                   writes docs/benchmarks.md and docs/benchmarks.png
+  --smoke          seconds per strategy at concurrency 4, and a catalog of 1,000 items (redis-lua write-behind
+                   only): proves the harness works (CI runs this); no memory run
+  --quick          concurrency 50, 3 repetitions, catalogs of 0 and 10,000 items: a few minutes (about 10 with
+                   all strategies, more while a large catalog is slow to warm)
+  --full           concurrency 1, 10, 50, 200, 3 repetitions, sell-out of 1,000 units to 50,000+ buyers,
+                   catalogs of 0, 10,000 and 100,000 items; writes docs/benchmarks.md and docs/benchmarks.png
+
+Scenarios, per strategy: HTTP floor, hot sell, sell-out, sold-out storm, availability storm (GET
+/items/{sku}/availability of the hot item; skipped, with a line saying so, while the service answers 404
+there), with the raw MySQL and Redis limits. Then (--quick, --full) the memory run: redis-lua write-behind's hot
+sell with the JVM options of src/main/docker/Dockerfile.jvm (JAVA_OPTS_APPEND, MALLOC_ARENA_MAX) and
+-XX:MaxRAM=512m (a 512 MB container limit), RSS sampled during the load. Then the catalog runs: per catalog size,
+the items inserted straight into MySQL (after a first start has let Flyway create the schema) and Redis
+flushed, every strategy's start-to-ready (--smoke: redis-lua write-behind's only); for redis-lua write-behind
+also 10 new items sold a few units each, then 10 s idle: Redis commands/s (INFO total_commands_processed, of
+the whole server) and the service's RSS. The summary compares the redis-lua write-behind figures with the
+issue targets.
 
 Options:
   --write-docs         write docs/benchmarks.md and docs/benchmarks.png in any mode
@@ -33,6 +51,8 @@ Options:
   --strategies LIST    comma-separated subset of: db-optimistic,redis-lock,redis-lua
   --concurrency LIST   comma-separated client counts, instead of the mode's
   --reps N             repetitions per concurrency, instead of the mode's
+  --catalog LIST       comma-separated catalog sizes (items; 0 = empty catalog), instead of the mode's;
+                       none: no catalog runs
   --jar PATH           service jar to run (default: this checkout's target/quarkus-app/quarkus-run.jar,
                        built with ./mvnw when missing or older than the sources); also FLASHSTOCK_JAR
   -h, --help           this text
@@ -40,7 +60,8 @@ Options:
 Environment: BENCH_MYSQL_HOST/PORT/USER/PASSWORD (127.0.0.1, 3306, root, empty), BENCH_REDIS_HOST/PORT
 (unset: a Redis of its own, see below), BENCH_JAVA_OPTS (JVM options of the service), BENCH_OUT (folder for
 logs and raw results; default a new temporary folder), BENCH_CONVERGE_SECONDS (how long redis-lua
-write-behind may take to reach MySQL; default 5).
+write-behind may take to reach MySQL; default 5), BENCH_CATALOG_READY_SECONDS (how long a catalog run waits
+for readiness before it records "not ready" and goes on; default 300).
 
 Redis: by default it starts a redis-server of its own (no persistence, data in a temporary folder, on a free
 port of 127.0.0.1, log redis-server.log in the output folder), uses it for the whole run (the service, the
@@ -66,6 +87,7 @@ DOCS_DIR="$REPO_DIR/docs"
 ONLY_STRATEGIES=""
 CONC_OVERRIDE=""
 REPS_OVERRIDE=""
+CATALOG_OVERRIDE="-"
 JAR="${FLASHSTOCK_JAR:-}"
 
 while (($# > 0)); do
@@ -76,6 +98,7 @@ while (($# > 0)); do
     --strategies) ONLY_STRATEGIES="${2:?--strategies needs a list}"; shift ;;
     --concurrency) CONC_OVERRIDE="${2:?--concurrency needs a list}"; shift ;;
     --reps) REPS_OVERRIDE="${2:?--reps needs a number}"; shift ;;
+    --catalog) CATALOG_OVERRIDE="${2?--catalog needs a list}"; shift ;;
     --jar) JAR="${2:?--jar needs a path}"; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
@@ -89,24 +112,42 @@ if [ -z "$MODE" ]; then
 fi
 
 # Per mode: concurrency levels, repetitions, seconds of the hot sell / storm / HTTP floor / raw MySQL runs,
-# the sell-out (stock vs buyers), warm-up seconds, and the requests of one redis-benchmark run.
+# the sell-out (stock vs buyers), warm-up seconds, the requests of one redis-benchmark run, the catalog sizes (and
+# whether every strategy's start-to-ready is taken with them, or redis-lua write-behind's only), and whether the
+# memory run is made.
 case "$MODE" in
   smoke)
     CONCURRENCY=(4); REPS=1; HOT_SECONDS=2; STORM_SECONDS=1; FLOOR_SECONDS=1; RAW_SECONDS=1; RAW_WARMUP=0.5
-    SELLOUT_STOCK=100; SELLOUT_BUYERS=500; WARMUP_SECONDS=3; REDIS_REQUESTS=5000 ;;
+    SELLOUT_STOCK=100; SELLOUT_BUYERS=500; WARMUP_SECONDS=3; REDIS_REQUESTS=5000
+    CATALOG=(1000); CATALOG_EVERY_STRATEGY=false; MEMORY_RUN=false ;;
   quick)
     CONCURRENCY=(50); REPS=3; HOT_SECONDS=5; STORM_SECONDS=3; FLOOR_SECONDS=3; RAW_SECONDS=3; RAW_WARMUP=1
-    SELLOUT_STOCK=1000; SELLOUT_BUYERS=10000; WARMUP_SECONDS=10; REDIS_REQUESTS=100000 ;;
+    SELLOUT_STOCK=1000; SELLOUT_BUYERS=10000; WARMUP_SECONDS=10; REDIS_REQUESTS=100000
+    CATALOG=(0 10000); CATALOG_EVERY_STRATEGY=true; MEMORY_RUN=true ;;
   full)
     CONCURRENCY=(1 10 50 200); REPS=3; HOT_SECONDS=10; STORM_SECONDS=5; FLOOR_SECONDS=5; RAW_SECONDS=5
     RAW_WARMUP=1; SELLOUT_STOCK=1000; SELLOUT_BUYERS=51000; WARMUP_SECONDS=20; REDIS_REQUESTS=200000
-    WRITE_DOCS=true ;;
+    CATALOG=(0 10000 100000); CATALOG_EVERY_STRATEGY=true; MEMORY_RUN=true; WRITE_DOCS=true ;;
 esac
 if [ -n "$CONC_OVERRIDE" ]; then IFS=, read -r -a CONCURRENCY <<<"$CONC_OVERRIDE"; fi
 if [ -n "$REPS_OVERRIDE" ]; then REPS="$REPS_OVERRIDE"; fi
 for c in "${CONCURRENCY[@]}" "$REPS"; do
   [[ "$c" =~ ^[1-9][0-9]*$ ]] || { echo "not a positive number: $c" >&2; exit 2; }
 done
+case "$CATALOG_OVERRIDE" in
+  -) ;;
+  none | "") CATALOG=() ;;
+  *) IFS=, read -r -a CATALOG <<<"$CATALOG_OVERRIDE" ;;
+esac
+for c in "${CATALOG[@]}"; do
+  [[ "$c" =~ ^(0|[1-9][0-9]{0,6})$ ]] || { echo "not a catalog size (0 to 9999999 items): $c" >&2; exit 2; }
+done
+# Catalog runs: seconds of idle measured, and how long to wait for a start to be ready.
+IDLE_SECONDS=10
+CATALOG_READY_SECONDS="${BENCH_CATALOG_READY_SECONDS:-300}"
+[[ "$CATALOG_READY_SECONDS" =~ ^[1-9][0-9]*$ ]] || { echo "BENCH_CATALOG_READY_SECONDS: not a positive number" >&2; exit 2; }
+# The memory run: the container memory limit it simulates.
+CONTAINER_MB=512
 
 # What runs: strategy[:persistence mode]. redis-lua is covered with both of its persistence modes.
 ALL_CONFIGS=(db-optimistic redis-lock redis-lua:write-through redis-lua:write-behind)
@@ -359,11 +400,15 @@ javac -d "$OUT/classes" -cp "$CONNECTOR_JAR" "$BENCH_DIR/RawMysql.java" || die "
 
 SERVICE_PORT=""
 SERVICE_READY_MS=""
+# Extra environment (NAME=value) and JVM options (after BENCH_JAVA_OPTS) of the next start; the memory run sets them.
+SERVICE_ENV=()
+SERVICE_JVM_OPTS=()
 
-# start_service STRATEGY PERSISTENCE LOG: 0 ready, 3 strategy not in this build; dies otherwise.
+# start_service STRATEGY PERSISTENCE LOG [READY_SECONDS]: on the data as it is (see fresh_data); times start to
+# ready (/q/health/ready 200) in SERVICE_READY_MS. 0 ready; 3 strategy not in this build; 4 still not ready after
+# READY_SECONDS (default 120; the service is left running); dies if it stops during startup.
 start_service() {
-  local strategy="$1" persistence="$2" log="$3" t0 code i
-  fresh_data
+  local strategy="$1" persistence="$2" log="$3" ready_seconds="${4:-120}" t0 code i
   t0=$(date +%s%N)
   # shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of options
   env QUARKUS_PROFILE="$strategy" \
@@ -373,10 +418,11 @@ start_service() {
     QUARKUS_HTTP_HOST=127.0.0.1 QUARKUS_HTTP_PORT=0 \
     FLASHSTOCK_RESERVATION_TTL=6h \
     ${persistence:+FLASHSTOCK_LUA_PERSISTENCE="$persistence"} \
-    java ${BENCH_JAVA_OPTS:-} -jar "$JAR" >"$log" 2>&1 &
+    "${SERVICE_ENV[@]}" \
+    java ${BENCH_JAVA_OPTS:-} "${SERVICE_JVM_OPTS[@]}" -jar "$JAR" >"$log" 2>&1 &
   SERVICE_PID=$!
   SERVICE_PORT=""
-  for ((i = 0; i < 2400; i++)); do # 120 s
+  for ((i = 0; i < ready_seconds * 20; i++)); do
     if ! kill -0 "$SERVICE_PID" 2>/dev/null; then
       wait "$SERVICE_PID" 2>/dev/null || true
       SERVICE_PID=""
@@ -396,8 +442,24 @@ start_service() {
     fi
     sleep 0.05
   done
-  tail -30 "$log" >&2
-  die "the service ($strategy${persistence:+ $persistence}) was not ready within 120 s (log: $log)"
+  return 4
+}
+
+# start_or_die LABEL STRATEGY PERSISTENCE LOG: start_service that dies unless the service is ready within 120 s
+# (0) or its strategy is not in this build (3).
+start_or_die() {
+  local rc=0
+  start_service "${@:2}" || rc=$?
+  if ((rc == 4)); then
+    tail -30 "$4" >&2
+    die "the service ($1) was not ready within 120 s (log: $4)"
+  fi
+  return "$rc"
+}
+
+stop_service() {
+  stop_pid "$SERVICE_PID" 20
+  SERVICE_PID=""
 }
 
 base_url() { echo "http://127.0.0.1:$SERVICE_PORT"; }
@@ -425,7 +487,12 @@ if $REDIS_OWN; then
 else
   BACKEND_PIDS="$(pidof mariadbd mysqld redis-server 2>/dev/null || true)"
 fi
-rss_kb() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
+rss_kb() { # pid VmRSS|VmHWM: in kB (plain bash, no program run: run_wrk samples it every 0.1 s)
+  local key value _
+  while read -r key value _; do
+    if [ "$key" = "$2:" ]; then echo "$value"; return 0; fi
+  done <"/proc/$1/status"
+}
 
 # ---------------------------------------------------------------------------------------------------------------
 # Load runs
@@ -440,10 +507,14 @@ parse_result() { # "PREFIX key=value ..."
   done
 }
 
-# run_wrk MODE SKU PREFIX CONC REQUESTS SECONDS REPEAT_PCT: one wrk run; figures in R, CPU seconds in R[svc_cpu]...
+RSS_SAMPLES=() # the service's VmRSS (kB) every 0.1 s during the last run_wrk
+
+# run_wrk MODE SKU PREFIX CONC REQUESTS SECONDS REPEAT_PCT: one wrk run (MODE: purchase, noop or availability, see
+# bench/wrk_purchase.lua); figures in R, CPU seconds in R[svc_cpu] and R[back_cpu], RSS samples in RSS_SAMPLES.
 run_wrk() {
   local mode="$1" sku="$2" prefix="$3" conc="$4" requests="$5" seconds="$6" repeat="$7" out line safety
-  local svc0 back0 svc1 back1
+  local svc0 back0 svc1 back1 rss
+  RSS_SAMPLES=()
   safety=$((seconds > 0 ? seconds + 120 : 1800))
   svc0=$(cpu_ticks "$SERVICE_PID"); back0=$(cpu_ticks $BACKEND_PIDS)
   BENCH_MODE="$mode" BENCH_SKU="$sku" BENCH_PREFIX="$prefix" BENCH_REQUESTS="$requests" \
@@ -456,6 +527,7 @@ run_wrk() {
       stop_pid "$WRK_PID" 2
       die "the service process died during the run $prefix (log: $OUT/service-*.log)"
     fi
+    if rss="$(rss_kb "$SERVICE_PID" VmRSS 2>/dev/null)"; then RSS_SAMPLES+=("$rss"); fi
     sleep 0.1
   done
   wait "$WRK_PID" || die "wrk failed: $(cat "$OUT/wrk.out")"
@@ -504,7 +576,18 @@ breach() {
 # answers. Reset with the data at every service start.
 declare -A PROMISED_ORDERS=() SOLD_OUT_ANSWERS=()
 
-# check_item LABEL SKU REDIS_COUNTERS(true|false): after the run in R.
+# check_answers LABEL ONLY_2XX(true|false): after the run in R, answers the contract does not allow (purchases: any
+# but 2xx, 409 sold-out / purchase-limit and 503; reads: any but 2xx), and answers that never came. Counts breaches;
+# stop_if_breached stops.
+check_answers() {
+  local label="$1" unexpected=$((R[s409_other] + R[s4xx] + R[s5xx] + R[other]))
+  if $2; then unexpected=$((R[received] - R[s2xx])); fi
+  ((unexpected == 0)) || breach "$label: $unexpected unexpected answers (409 sold-out ${R[s409_sold_out]}, 409 limit ${R[s409_limit]}, 409 other ${R[s409_other]}, 503 ${R[s503]}, 4xx ${R[s4xx]}, 5xx ${R[s5xx]}, other ${R[other]}; see $OUT/service-*.log)"
+  ((R[received] == R[sent])) || breach "$label: ${R[sent]} requests sent, ${R[received]} answered"
+  ((R[socket_errors] == 0 && R[timeouts] == 0)) || breach "$label: ${R[socket_errors]} socket errors, ${R[timeouts]} timeouts: answers were lost"
+}
+
+# check_item LABEL SKU REDIS_COUNTERS(true|false): after the purchase run in R.
 check_item() {
   local label="$1" sku="$2" redis_counters="$3"
   local orders units stock available reserved sold limit over row waited=0 rrow
@@ -512,11 +595,7 @@ check_item() {
   SOLD_OUT_ANSWERS[$sku]=$((${SOLD_OUT_ANSWERS[$sku]:-0} + R[s409_sold_out]))
   local expected="${PROMISED_ORDERS[$sku]}"
 
-  # Answers the contract does not allow here, and answers that never came.
-  local unexpected=$((R[s409_other] + R[s4xx] + R[s5xx] + R[other]))
-  ((unexpected == 0)) || breach "$label: $unexpected unexpected answers (409 other ${R[s409_other]}, 4xx ${R[s4xx]}, 5xx ${R[s5xx]}, other ${R[other]}; see $OUT/service-*.log)"
-  ((R[received] == R[sent])) || breach "$label: ${R[sent]} purchases sent, ${R[received]} answered"
-  ((R[socket_errors] == 0 && R[timeouts] == 0)) || breach "$label: ${R[socket_errors]} socket errors, ${R[timeouts]} timeouts: answers were lost"
+  check_answers "$label" false
 
   # Orders reach MySQL before the answer, or (redis-lua write-behind) within a bounded delay.
   while :; do
@@ -554,6 +633,11 @@ check_item() {
   if $redis_counters && [ "$rrow" != "$stock $available $reserved $sold" ]; then
     breach "$label: Redis fs:{$sku}:stock (stock available reserved sold) = '$rrow', MySQL = '$stock $available $reserved $sold'"
   fi
+  stop_if_breached
+}
+
+# At the first breach: the report so far, the data kept, exit 3.
+stop_if_breached() {
   if ((BREACHES > 0)); then
     report
     if $REDIS_OWN; then
@@ -704,6 +788,216 @@ raw_redis() { # conc rep label (of the redis-lua run whose call it replays)
 }
 
 # ---------------------------------------------------------------------------------------------------------------
+# Service scenarios (the main runs, the memory run and the catalog runs share them)
+
+# split_config CONFIG: strategy[:persistence] into strategy, persistence and label (strategy[/persistence]), the
+# caller's variables of those names.
+split_config() {
+  strategy="${1%%:*}"
+  persistence=""
+  if [[ "$1" == *:* ]]; then persistence="${1#*:}"; fi
+  label="$strategy${persistence:+/$persistence}"
+}
+
+# warm_up LABEL REDIS_COUNTERS: JVM warm-up at the highest concurrency: purchases that win, then ones that are refused.
+warm_up() {
+  local top=${CONCURRENCY[0]} c
+  for c in "${CONCURRENCY[@]}"; do if ((c > top)); then top=$c; fi; done
+  create_item warm-hot 2000000000 0
+  run_wrk purchase warm-hot "$RUN_ID-w" "$top" 0 "$WARMUP_SECONDS" 0
+  check_item "$1 warm-up" warm-hot "$2"
+  create_item warm-out 10 1
+  run_wrk purchase warm-out "$RUN_ID-wo" "$top" 0 2 0
+  check_item "$1 warm-up sold-out" warm-out "$2"
+  say "$1: warmed up"
+}
+
+RSS_LOAD=0 # the service's highest VmRSS (kB) right after one of its hot sells
+
+# hot_sell LABEL TAG CONC REP REDIS_COUNTERS: HOT_SECONDS of purchases of hot-TAG, a new item that never sells out;
+# the service's RSS samples of the run recorded too.
+hot_sell() {
+  local label="$1" sku="hot-$2" conc="$3" rss kb
+  create_item "$sku" 2000000000 0
+  run_wrk purchase "$sku" "$RUN_ID-h$2" "$conc" 0 "$HOT_SECONDS" 0
+  rss=$(rss_kb "$SERVICE_PID" VmRSS)
+  if ((rss > RSS_LOAD)); then RSS_LOAD=$rss; fi
+  for kb in "${RSS_SAMPLES[@]}"; do printf 'rss\t%s\t%s\t%s\n' "$label" "$conc" "$kb"; done >>"$RESULTS"
+  record_svc "$label" hot-sell "$conc" "$4"
+  check_item "$label hot sell $2" "$sku" "$5"
+}
+
+record_rss() { # label: after the hot sells of its service
+  printf 'info\t%s\trss_load_kb\t%s\n' "$1" "$RSS_LOAD" >>"$RESULTS"
+  printf 'info\t%s\trss_peak_kb\t%s\n' "$1" "$(rss_kb "$SERVICE_PID" VmHWM)" >>"$RESULTS"
+}
+
+# probe_availability LABEL SKU: whether this build serves GET /items/{sku}/availability (0), or answers 404 there for
+# an item that exists (1: the availability storm is skipped, and the report says so). Dies on any other answer, and
+# on a 200 without an ETag or without the fields sku, available and state.
+probe_availability() {
+  local label="$1" url field code body
+  url="$(base_url)/items/$2/availability"
+  code="$(curl -s -D "$OUT/availability-probe.headers" -o "$OUT/availability-probe.json" -w '%{http_code}' \
+    --max-time 10 "$url" || true)"
+  body="$(cat "$OUT/availability-probe.json" 2>/dev/null || true)"
+  if [ "$code" = 404 ]; then
+    say "$label: availability storm skipped: endpoint missing (GET /items/$2/availability answered 404)"
+    printf 'skip\tavailability storm (%s)\tendpoint missing: GET /items/{sku}/availability answered 404\n' \
+      "$label" >>"$RESULTS"
+    return 1
+  fi
+  [ "$code" = 200 ] || die "$label: GET $url answered $code (expected 200, or 404 while the endpoint is missing): $body"
+  grep -qi '^etag:' "$OUT/availability-probe.headers" || die "$label: GET $url answered 200 without an ETag header"
+  for field in sku available state; do
+    [[ "$body" == *"\"$field\""* ]] || die "$label: GET $url answered 200 without the field \"$field\": $body"
+  done
+  say "$label: GET /items/$2/availability answers 200 with an ETag: $body"
+}
+
+# ---------------------------------------------------------------------------------------------------------------
+# The memory run: redis-lua write-behind's hot sell as the container image runs the JVM, with a simulated memory
+# limit. The image's settings come from src/main/docker/Dockerfile.jvm (of the jar's checkout, else this one):
+# JAVA_OPTS_APPEND, less -Dquarkus.http.host (the service stays on 127.0.0.1), and MALLOC_ARENA_MAX. There is no
+# cgroup limit here, so -XX:MaxRAM stands for it (the JVM sizes its heap and picks its GC from it, as in a
+# container). The image's launcher (run-java.sh) adds defaults of its own, which are not reproduced.
+
+memory_run() {
+  local label="redis-lua/write-behind@${CONTAINER_MB}MB" dockerfile="" where opts arena opt c rep rc=0
+  local -a SERVICE_JVM_OPTS=("-XX:MaxRAM=${CONTAINER_MB}m") SERVICE_ENV=() words=()
+  if [[ " ${RAN_CONFIGS[*]} " != *" redis-lua:write-behind "* ]]; then
+    say "memory run: skipped: no redis-lua write-behind run in this run to compare with"
+    printf 'skip\tmemory run (%s)\tno redis-lua write-behind run in this run to compare with\n' "$label" >>"$RESULTS"
+    return 0
+  fi
+  for where in "$jar_root" "$REPO_DIR"; do
+    if [ -f "$where/src/main/docker/Dockerfile.jvm" ]; then dockerfile="$where/src/main/docker/Dockerfile.jvm"; break; fi
+  done
+  if [ -z "$dockerfile" ]; then
+    say "memory run: skipped: no src/main/docker/Dockerfile.jvm to take the JVM options from"
+    printf 'skip\tmemory run (%s)\tno src/main/docker/Dockerfile.jvm\n' "$label" >>"$RESULTS"
+    return 0
+  fi
+  opts="$(sed -n 's/^ENV JAVA_OPTS_APPEND="\(.*\)"[[:space:]]*$/\1/p' "$dockerfile" | tail -1)"
+  arena="$(sed -n 's/^ENV MALLOC_ARENA_MAX=\([0-9][0-9]*\)[[:space:]]*$/\1/p' "$dockerfile" | tail -1)"
+  read -r -a words <<<"$opts"
+  for opt in "${words[@]}"; do
+    if [[ "$opt" != -Dquarkus.http.host=* ]]; then SERVICE_JVM_OPTS+=("$opt"); fi
+  done
+  if [ -n "$arena" ]; then SERVICE_ENV+=("MALLOC_ARENA_MAX=$arena"); fi
+
+  say "---- $label: starting the service on fresh data with ${SERVICE_ENV[*]} ${SERVICE_JVM_OPTS[*]}"
+  fresh_data
+  start_or_die "$label" redis-lua write-behind "$OUT/service-memory.log" || rc=$?
+  ((rc == 0)) || die "$label: the service said redis-lua is not in this build, yet it ran before"
+  say "$label: ready in $SERVICE_READY_MS ms (pid $SERVICE_PID, port $SERVICE_PORT)"
+  printf 'info\t%s\tready_ms\t%s\n' "$label" "$SERVICE_READY_MS" >>"$RESULTS"
+  printf 'info\t%s\tsettings\t%s\n' "$label" "${SERVICE_ENV[*]} ${SERVICE_JVM_OPTS[*]}" >>"$RESULTS"
+  PROMISED_ORDERS=()
+  SOLD_OUT_ANSWERS=()
+  RSS_LOAD=0
+  warm_up "$label" true
+  for c in "${CONCURRENCY[@]}"; do
+    for ((rep = 1; rep <= REPS; rep++)); do hot_sell "$label" "m-c$c-r$rep" "$c" "$rep" true; done
+  done
+  record_rss "$label"
+  stop_service
+}
+
+# ---------------------------------------------------------------------------------------------------------------
+# The catalog runs: what a catalog of N items costs at start-up and while idle, N in CATALOG.
+
+# catalog_items N: N items straight into MySQL in one statement (MariaDB's sequence engine), with the counters of a
+# new item: stock = available = 100, nothing reserved or sold, no per-user limit, version 0, fence 0.
+catalog_items() {
+  local n="$1" count
+  ((n > 0)) || return 0
+  sql "INSERT INTO item (sku, name, stock, available, reserved, sold, per_user_limit, version, fence,
+                         created_at, updated_at)
+       SELECT CONCAT('cat-', seq), CONCAT('catalog item ', seq), 100, 100, 0, 0, 0, 0, 0,
+              UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)
+       FROM seq_1_to_$n" || die "could not insert the catalog of $n items (the sequence engine is MariaDB's)"
+  count="$(sql 'SELECT COUNT(*) FROM item')"
+  ((count == n)) || die "the catalog insert left $count items in MySQL, not $n"
+}
+
+# Commands the whole Redis server has processed (INFO stats; a call is counted after it answers, so one call
+# between two readings adds one). Server-wide: with an external Redis, other clients' commands count too.
+redis_commands() {
+  redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" INFO stats | tr -d '\r' | sed -n 's/^total_commands_processed://p'
+}
+
+# catalog_idle LABEL N: 10 new items on sale (3 purchases each), then IDLE_SECONDS without a request: the Redis
+# commands per second (in IDLE_RATE) and the service's VmRSS at the end (in IDLE_RSS_KB).
+IDLE_RATE=""
+IDLE_RSS_KB=""
+catalog_idle() {
+  local label="$1" n="$2" i sku cmds0 cmds1 t0 t1
+  PROMISED_ORDERS=()
+  SOLD_OUT_ANSWERS=()
+  for ((i = 1; i <= 10; i++)); do
+    sku="sale-$i"
+    create_item "$sku" 100 0
+    run_wrk purchase "$sku" "$RUN_ID-c$n-$i" 1 3 0 0
+    check_item "$label catalog $n: $sku" "$sku" true
+  done
+  cmds0="$(redis_commands)"
+  t0=$(date +%s%N)
+  sleep "$IDLE_SECONDS"
+  cmds1="$(redis_commands)"
+  t1=$(date +%s%N)
+  IDLE_RATE="$(awk -v d=$((cmds1 - cmds0 - 1)) -v ns=$((t1 - t0)) 'BEGIN {printf "%.1f", d * 1e9 / ns}')"
+  IDLE_RSS_KB="$(rss_kb "$SERVICE_PID" VmRSS)"
+}
+
+# Per catalog size: fresh data, a first start (db-optimistic) so that Flyway creates the schema, the items inserted,
+# then each strategy that ran (redis-lua write-behind only, unless CATALOG_EVERY_STRATEGY), on that same data with
+# Redis flushed: start-to-ready (given up after CATALOG_READY_SECONDS, recorded as not ready), and for redis-lua
+# write-behind the idle figures. Write-behind runs last: it is the only one that adds anything (its items on sale).
+catalog_run() {
+  local n config strategy persistence label log rc ready note
+  local -a configs=()
+  for config in "${RAN_CONFIGS[@]}"; do
+    if $CATALOG_EVERY_STRATEGY || [ "$config" = redis-lua:write-behind ]; then configs+=("$config"); fi
+  done
+  if ((${#configs[@]} == 0)); then
+    say "catalog runs: skipped: no redis-lua write-behind run in this run"
+    printf 'skip\tcatalog runs\tno redis-lua write-behind run in this run\n' >>"$RESULTS"
+    return 0
+  fi
+  for n in "${CATALOG[@]}"; do
+    say "---- catalog of $n items: a first start creates the schema, then $n items inserted with SQL, Redis flushed"
+    fresh_data
+    rc=0
+    start_or_die "schema for the catalog of $n" db-optimistic "" "$OUT/service-catalog-$n-schema.log" || rc=$?
+    ((rc == 0)) || die "db-optimistic is not in this build: the catalog runs need it to create the schema"
+    stop_service
+    catalog_items "$n"
+    for config in "${configs[@]}"; do
+      split_config "$config"
+      log="$OUT/service-catalog-$n-${label//\//-}.log"
+      redis_flush
+      rc=0
+      start_service "$strategy" "$persistence" "$log" "$CATALOG_READY_SECONDS" || rc=$?
+      ready="" note="" IDLE_RATE="" IDLE_RSS_KB=""
+      case "$rc" in
+        0) ready="$SERVICE_READY_MS" ;;
+        4) note="not ready within $CATALOG_READY_SECONDS s" ;;
+        *) die "$label: the service said its strategy is not in this build, yet it ran before (log: $log)" ;;
+      esac
+      if ((rc == 0)) && [ "$config" = redis-lua:write-behind ]; then catalog_idle "$label" "$n"; fi
+      printf 'catalog\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$n" "$ready" "$IDLE_RATE" "$IDLE_RSS_KB" \
+        "${IDLE_RATE:+$IDLE_SECONDS}" "$note" >>"$RESULTS"
+      say "$(printf 'catalog %7s items: %-24s ready %s%s%s' "$n" "$label" \
+        "${ready:+$(awk -v m="$ready" 'BEGIN {printf "%.2f s", m / 1000}')}${note}" \
+        "${IDLE_RATE:+, idle Redis $IDLE_RATE cmds/s}" \
+        "${IDLE_RSS_KB:+, RSS $((IDLE_RSS_KB / 1024)) MB}")"
+      stop_service
+    done
+  done
+}
+
+# ---------------------------------------------------------------------------------------------------------------
 # Report
 
 report() {
@@ -753,7 +1047,9 @@ write_docs() {
     echo "- Load: \`wrk -t1 -c<conc>\` with \`bench/wrk_purchase.lua\`: every purchase has its own user id and"
     echo "  Idempotency-Key. Hot sell: ${HOT_SECONDS} s against a stock that never runs out. Sell-out: $SELLOUT_STOCK units"
     echo "  against $SELLOUT_BUYERS buyers (one unit per user; 1% of the requests repeat an earlier buyer). Sold-out"
-    echo "  storm: ${STORM_SECONDS} s of purchases of the sold-out item."
+    echo "  storm: ${STORM_SECONDS} s of purchases of the sold-out item. Availability storm: ${STORM_SECONDS} s of"
+    echo "  \`GET /items/{sku}/availability\` of the hot item, every answer a 2xx or the run fails (skipped, and listed"
+    echo "  under \"Not measured\", while the build answers 404 there)."
     echo "- A run stops sending at its budget and ends when every request has its answer, so the 2xx count is"
     echo "  exactly the number of orders MySQL must hold. After each scenario: orders == 2xx answers, reserved+sold"
     echo "  == units of those orders <= stock, sold out exactly when a buyer was told sold-out, per-user limit kept,"
@@ -763,7 +1059,25 @@ write_docs() {
     echo "  (\`bench/RawMysql.java\`), and (after each redis-lua service run) \`redis-benchmark\` replaying the"
     echo "  service's own purchase \`EVALSHA\`, with fresh users and keys, on an item that never sells out."
     echo "- CPU ms/req: CPU time (/proc/<pid>/stat) of the service, and of mariadbd + redis-server, during the"
-    echo "  run, per answered request. RSS under load: VmRSS after the hot sells; peak RSS: VmHWM."
+    echo "  run, per answered request. RSS during hot sells: VmRSS sampled every 0.1 s while they ran; RSS under"
+    echo "  load: VmRSS after the hot sells; peak RSS: VmHWM."
+    if $MEMORY_RUN; then
+      echo "- Memory run: redis-lua write-behind's warm-up and hot sells once more, in a service started with the"
+      echo "  container image's settings (\`JAVA_OPTS_APPEND\` and \`MALLOC_ARENA_MAX\` of"
+      echo "  \`src/main/docker/Dockerfile.jvm\`, less \`-Dquarkus.http.host\`) and \`-XX:MaxRAM=${CONTAINER_MB}m\` for a"
+      echo "  ${CONTAINER_MB} MB container limit (there is no cgroup limit here); the image launcher's own defaults are"
+      echo "  not reproduced."
+    fi
+    if ((${#CATALOG[@]} > 0)); then
+      echo "- Catalog runs, for catalogs of ${CATALOG[*]} items: fresh data, a first start so that Flyway creates the"
+      echo "  schema, the items inserted with one SQL statement (stock = available = 100), Redis flushed, then"
+      echo "  $(if $CATALOG_EVERY_STRATEGY; then echo "each strategy started"; else echo "redis-lua write-behind started"; fi) on that data:"
+      echo "  start-to-ready (given up after ${CATALOG_READY_SECONDS} s). redis-lua write-behind then sells 3 units of"
+      echo "  each of 10 new items and stays idle for ${IDLE_SECONDS} s: Redis commands/s (INFO"
+      echo "  total_commands_processed of the whole server, less the reading) and the service's RSS."
+    fi
+    echo "- Issue targets: the redis-lua write-behind figures of this run against the goals of the issues (at 50"
+    echo "  clients when measured)."
     echo
     echo "## Results"
     echo
@@ -780,7 +1094,8 @@ write_docs() {
 # ---------------------------------------------------------------------------------------------------------------
 # The run
 
-say "mode $MODE: concurrency ${CONCURRENCY[*]}, $REPS repetition(s), strategies: ${CONFIGS[*]}; output in $OUT"
+say "mode $MODE: concurrency ${CONCURRENCY[*]}, $REPS repetition(s), strategies: ${CONFIGS[*]}; memory run: $MEMORY_RUN;" \
+  "catalogs: ${CATALOG[*]:-none}; output in $OUT"
 if [ -f "$PURCHASE_LUA" ]; then
   say "the build has lua/purchase.lua; its header:"
   sed -n '1,/^[^-]/p' "$PURCHASE_LUA" | grep '^--' | sed 's/^/    /' || true
@@ -788,11 +1103,9 @@ fi
 
 lua_ran=false
 lua_skipped=false
+RAN_CONFIGS=() # the configs whose service ran (not skipped)
 for config in "${CONFIGS[@]}"; do
-  strategy="${config%%:*}"
-  persistence=""
-  [[ "$config" == *:* ]] && persistence="${config#*:}"
-  label="$strategy${persistence:+/$persistence}"
+  split_config "$config"
   if [ "$strategy" = redis-lua ] && $lua_skipped; then
     say "$label: skipped: not in this build"
     printf 'skip\t%s\tnot in this build\n' "$label" >>"$RESULTS"
@@ -800,14 +1113,16 @@ for config in "${CONFIGS[@]}"; do
   fi
 
   say "---- $label: starting the service on fresh data"
+  fresh_data
   rc=0
-  start_service "$strategy" "$persistence" "$OUT/service-${label//\//-}.log" || rc=$?
+  start_or_die "$label" "$strategy" "$persistence" "$OUT/service-${label//\//-}.log" || rc=$?
   if ((rc == 3)); then
     say "$label: skipped: not in this build (the service says: $(grep -o "[^:]*not implemented[^.]*" "$OUT/service-${label//\//-}.log" | head -1 | sed 's/^ *//'))"
     printf 'skip\t%s\tnot in this build\n' "$label" >>"$RESULTS"
     [ "$strategy" = redis-lua ] && lua_skipped=true
     continue
   fi
+  RAN_CONFIGS+=("$config")
   say "$label: ready in $SERVICE_READY_MS ms (pid $SERVICE_PID, port $SERVICE_PORT)"
   PROMISED_ORDERS=()
   SOLD_OUT_ANSWERS=()
@@ -815,19 +1130,12 @@ for config in "${CONFIGS[@]}"; do
   redis_counters=false
   [ "$strategy" = redis-lua ] && redis_counters=true
 
-  # JVM warm-up: purchases that win, then ones that are refused.
-  top=${CONCURRENCY[-1]}
-  for c in "${CONCURRENCY[@]}"; do ((c > top)) && top=$c; done
-  create_item warm-hot 2000000000 0
-  run_wrk purchase warm-hot "$RUN_ID-w" "$top" 0 "$WARMUP_SECONDS" 0
-  check_item "$label warm-up" warm-hot "$redis_counters"
-  create_item warm-out 10 1
-  run_wrk purchase warm-out "$RUN_ID-wo" "$top" 0 2 0
-  check_item "$label warm-up sold-out" warm-out "$redis_counters"
-  say "$label: warmed up"
+  warm_up "$label" "$redis_counters"
+  availability=true
+  probe_availability "$label" warm-hot || availability=false
 
   create_item raw-mysql 2000000000 0
-  rss_load=0
+  RSS_LOAD=0
   for c in "${CONCURRENCY[@]}"; do
     for ((rep = 1; rep <= REPS; rep++)); do
       tag="c$c-r$rep"
@@ -837,12 +1145,7 @@ for config in "${CONFIGS[@]}"; do
         || die "the HTTP floor run got ${R[received]} answers, ${R[s2xx]} of them 200: $(tail -1 "$OUT/wrk.log")"
       record_raw floor "$c" "$rep" "${R[rps]}" "${R[p50_us]}" "${R[p99_us]}"
 
-      create_item "hot-$tag" 2000000000 0
-      run_wrk purchase "hot-$tag" "$RUN_ID-h$tag" "$c" 0 "$HOT_SECONDS" 0
-      rss=$(rss_kb "$SERVICE_PID" VmRSS)
-      ((rss > rss_load)) && rss_load=$rss
-      record_svc "$label" hot-sell "$c" "$rep"
-      check_item "$label hot sell $tag" "hot-$tag" "$redis_counters"
+      hot_sell "$label" "$tag" "$c" "$rep" "$redis_counters"
 
       raw_mysql versioned "$c" "$rep" raw-mysql
 
@@ -856,16 +1159,21 @@ for config in "${CONFIGS[@]}"; do
       run_wrk purchase "out-$tag" "$RUN_ID-x$tag" "$c" 0 "$STORM_SECONDS" 0
       record_svc "$label" sold-out-storm "$c" "$rep"
       check_item "$label sold-out storm $tag" "out-$tag" "$redis_counters"
+
+      if $availability; then # reads of the hot item: every answer must be 2xx
+        run_wrk availability "hot-$tag" "$RUN_ID-a$tag" "$c" 0 "$STORM_SECONDS" 0
+        record_svc "$label" availability-storm "$c" "$rep"
+        check_answers "$label availability storm $tag" true
+        stop_if_breached
+      fi
     done
   done
-  printf 'info\t%s\trss_load_kb\t%s\n' "$label" "$rss_load" >>"$RESULTS"
-  printf 'info\t%s\trss_peak_kb\t%s\n' "$label" "$(rss_kb "$SERVICE_PID" VmHWM)" >>"$RESULTS"
+  record_rss "$label"
 
   if [ "$strategy" = redis-lua ]; then
     capture_lua_purchase
   fi
-  stop_pid "$SERVICE_PID" 20
-  SERVICE_PID=""
+  stop_service
 
   if [ "$strategy" = redis-lua ]; then
     lua_ran=true
@@ -889,6 +1197,8 @@ if ! $lua_ran; then
   say "raw Redis EVALSHA of purchase.lua: skipped: $why"
   printf 'skip\traw Redis EVALSHA of purchase.lua\t%s\n' "$why" >>"$RESULTS"
 fi
+if $MEMORY_RUN; then memory_run; fi
+if ((${#CATALOG[@]} > 0)); then catalog_run; fi
 redis_flush
 
 report | tee "$OUT/report.md"

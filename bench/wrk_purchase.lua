@@ -1,7 +1,8 @@
 -- wrk script of the flashstock benchmark (bench/run.sh). Run with one thread: wrk -t1 -c<N> -s bench/wrk_purchase.lua
 --
 -- Settings come from the environment:
---   BENCH_MODE        purchase (POST /items/{sku}/purchases) or noop (GET /q/health/live, the HTTP floor)
+--   BENCH_MODE        purchase (POST /items/{sku}/purchases), noop (GET /q/health/live, the HTTP floor) or
+--                     availability (GET /items/{sku}/availability, the read storm)
 --   BENCH_SKU         item to buy
 --   BENCH_PREFIX      makes user ids and Idempotency-Keys unique to this run (keep it short: keys are <= 64 chars)
 --   BENCH_REQUESTS    send at most this many measured requests (0: no limit)
@@ -41,7 +42,7 @@ local repeat_pct = tonumber(os.getenv("BENCH_REPEAT_PCT") or "0")
 local repeat_every = repeat_pct > 0 and math.floor(100 / repeat_pct + 0.5) or 0
 
 local purchase_path = "/items/" .. sku .. "/purchases"
-local noop_request -- built in init(): wrk.format needs the host, which is known only then
+local noop_request, availability_request -- built in init(): wrk.format needs the host, which is known only then
 
 -- Per-thread state: globals, because done() runs in another Lua state and reads them through thread:get.
 sent, received, repeats, noops = 0, 0, 0, 0
@@ -58,6 +59,7 @@ end
 function init(args)
   math.randomseed(12345)
   noop_request = wrk.format("GET", "/q/health/live")
+  availability_request = wrk.format("GET", "/items/" .. sku .. "/availability")
 end
 
 local function budget_spent()
@@ -101,6 +103,8 @@ function request()
   sent = sent + 1
   if mode == "noop" then
     return noop_request
+  elseif mode == "availability" then
+    return availability_request
   end
   local body = '{"userId":"' .. user_for(sent) .. '","quantity":1}'
   local headers = {
@@ -111,9 +115,10 @@ function request()
 end
 
 -- Once the budget is spent a connection parks (its next request waits an hour) instead of sending more, so the
--- last measured answers come back without extra load, and the run stops when they are all in. Not in noop mode:
--- there the tail is a millisecond, and a delay() hook costs wrk a timer per request, which would lower the floor.
-if mode ~= "noop" then
+-- last measured answers come back without extra load, and the run stops when they are all in. Purchases only: for
+-- the reads (noop, availability) the tail is a millisecond, and a delay() hook costs wrk a timer per request,
+-- which would lower the floor and the read storm measured against it.
+if mode == "purchase" then
   function delay()
     if first_sent ~= nil and budget_spent() then
       return 3600 * 1000
@@ -145,8 +150,9 @@ local function count(status, body)
 end
 
 function response(status, headers, body)
-  -- After the budget is spent, connections send no-ops while the last purchases are answered. A no-op's answer
-  -- is the health document (with "checks"); in noop mode every request is one, so the first `sent` count.
+  -- After the budget is spent, connections send no-ops while the last measured requests are answered. A no-op's
+  -- answer is the health document (with "checks"; an availability document has none); in noop mode every
+  -- request is one, so the first `sent` count.
   local is_noop
   if mode == "noop" then
     is_noop = received >= sent
