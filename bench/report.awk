@@ -6,7 +6,8 @@
 #   raw  NAME CONC REP RPS P50_US P99_US NOTE [CONFIG]   (CONFIG: the redis-lua run whose EVALSHA it replays)
 #   info CONFIG KEY VALUE          (ready_ms, rss_load_kb, rss_peak_kb, settings)
 #   rss  CONFIG CONC KB            (the service's VmRSS, sampled every 0.1 s during a hot sell)
-#   catalog CONFIG ITEMS READY_MS IDLE_REDIS_CMDS_PER_S IDLE_RSS_KB IDLE_SECONDS NOTE   (empty: not measured)
+#   catalog CONFIG ITEMS READY_MS IDLE_REDIS_CMDS_PER_S IDLE_RSS_KB IDLE_SECONDS NOTE BUSIEST_COMMANDS
+#                                  (empty: not measured; BUSIEST_COMMANDS "name rate, ...")
 #   skip WHAT MESSAGE
 # A CONFIG with "@" (redis-lua/write-behind@512MB) is the memory run of the CONFIG before the "@".
 # Every figure is the median over the repetitions; every ratio divides medians of this same run.
@@ -79,9 +80,9 @@ $1 == "svc" {
     remember("configs", $2); remember("concs", $4)
     add("rps" SUBSEP k, $6); add("p50" SUBSEP k, $7); add("p99" SUBSEP k, $8)
     add("n2xx" SUBSEP k, $9); add("n409" SUBSEP k, $10 + $11); add("n503" SUBSEP k, $12)
-    # orders (2xx answers) per second: below req/s when some purchases were refused (409, 503)
-    if ($13 > 0) add("ords" SUBSEP k, $6 * $9 / $13)
     if ($13 > 0) {
+        # orders (2xx answers) per second: below req/s when some purchases were refused (409, 503)
+        add("ords" SUBSEP k, $6 * $9 / $13)
         add("svccpu" SUBSEP k, $14 * 1000 / $13)
         add("backcpu" SUBSEP k, $15 * 1000 / $13)
     }
@@ -106,7 +107,7 @@ $1 == "rss" { add("rss" SUBSEP $2, $4); add("rss" SUBSEP $2 SUBSEP $3, $4); next
 $1 == "catalog" {
     ncat++
     cat_config[ncat] = $2; cat_items[ncat] = $3; cat_ready[ncat] = $4; cat_idle[ncat] = $5
-    cat_rss[ncat] = $6; cat_idle_s[ncat] = $7; cat_note[ncat] = $8
+    cat_rss[ncat] = $6; cat_idle_s[ncat] = $7; cat_note[ncat] = $8; cat_top[ncat] = $9
     if ($3 == 0 && $4 != "") cat_empty[$2] = $4
     next
 }
@@ -261,16 +262,16 @@ function catalog_table(    i, idle_s) {
     if (idle_s != "") {
         print "Idle (" target_config "): after 3 purchases of each of 10 new items, " idle_s " s without a request:"
         print "the Redis commands per second over that window (INFO total_commands_processed of the whole server, less"
-        print "the reading itself) and the service's VmRSS at its end."
+        print "the reading itself; the busiest commands, per second) and the service's VmRSS at its end."
     }
     print ""
-    print "| strategy | catalog items | start-to-ready s | ÷ empty | idle Redis commands/s | RSS idle MB |"
-    print "|---|---:|---:|---:|---:|---:|"
+    print "| strategy | catalog items | start-to-ready s | ÷ empty | idle Redis commands/s | busiest, per s | RSS idle MB |"
+    print "|---|---:|---:|---:|---:|---|---:|"
     for (i = 1; i <= ncat; i++) {
-        printf "| %s | %s | %s | %s | %s | %s |\n", cat_config[i], cat_items[i],
+        printf "| %s | %s | %s | %s | %s | %s | %s |\n", cat_config[i], cat_items[i],
             (cat_ready[i] == "") ? cat_note[i] : num(cat_ready[i] / 1000, 2),
             ratio(cat_ready[i], cat_empty[cat_config[i]]),
-            (cat_idle[i] == "") ? "–" : cat_idle[i], mb(cat_rss[i])
+            (cat_idle[i] == "") ? "–" : cat_idle[i], (cat_top[i] == "") ? "–" : cat_top[i], mb(cat_rss[i])
     }
 }
 

@@ -921,18 +921,22 @@ catalog_items() {
   ((count == n)) || die "the catalog insert left $count items in MySQL, not $n"
 }
 
-# Commands the whole Redis server has processed (INFO stats; a call is counted after it answers, so one call
-# between two readings adds one). Server-wide: with an external Redis, other clients' commands count too.
+# redis_commands FILE: the commands the whole Redis server has processed so far, in one INFO call: "total N", then
+# "COMMAND N" per command. A call is counted once it has answered, so one reading adds one INFO to the next.
+# Server-wide: with an external Redis, other clients' commands count too.
 redis_commands() {
-  redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" INFO stats | tr -d '\r' | sed -n 's/^total_commands_processed://p'
+  redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" INFO all | tr -d '\r' | awk -F'[:=,]' '
+    /^total_commands_processed:/ { print "total", $2 }
+    /^cmdstat_/ { sub(/^cmdstat_/, "", $1); print $1, $3 }' >"$1"
 }
 
 # catalog_idle LABEL N: 10 new items on sale (3 purchases each), then IDLE_SECONDS without a request: the Redis
-# commands per second (in IDLE_RATE) and the service's VmRSS at the end (in IDLE_RSS_KB).
+# commands per second (in IDLE_RATE; the busiest three in IDLE_TOP) and the service's VmRSS at the end (IDLE_RSS_KB).
 IDLE_RATE=""
+IDLE_TOP=""
 IDLE_RSS_KB=""
 catalog_idle() {
-  local label="$1" n="$2" i sku cmds0 cmds1 t0 t1
+  local label="$1" n="$2" i sku t0 t1
   PROMISED_ORDERS=()
   SOLD_OUT_ANSWERS=()
   for ((i = 1; i <= 10; i++)); do
@@ -941,12 +945,18 @@ catalog_idle() {
     run_wrk purchase "$sku" "$RUN_ID-c$n-$i" 1 3 0 0
     check_item "$label catalog $n: $sku" "$sku" true
   done
-  cmds0="$(redis_commands)"
+  redis_commands "$OUT/idle-before.txt"
   t0=$(date +%s%N)
   sleep "$IDLE_SECONDS"
-  cmds1="$(redis_commands)"
+  redis_commands "$OUT/idle-after.txt"
   t1=$(date +%s%N)
-  IDLE_RATE="$(awk -v d=$((cmds1 - cmds0 - 1)) -v ns=$((t1 - t0)) 'BEGIN {printf "%.1f", d * 1e9 / ns}')"
+  # per second, less the first reading's own INFO; then the busiest commands, as "name rate" lines
+  awk -v s="$(((t1 - t0) / 1000000))" 'NR == FNR { before[$1] = $2; next }
+    { d = $2 - before[$1] - ($1 == "total" || $1 == "info"); if (d > 0) printf "%s %.1f\n", $1, d * 1000 / s }' \
+    "$OUT/idle-before.txt" "$OUT/idle-after.txt" | sort -k2,2nr >"$OUT/idle-$n.txt"
+  IDLE_RATE="$(awk '$1 == "total" { print $2 }' "$OUT/idle-$n.txt")"
+  IDLE_RATE="${IDLE_RATE:-0.0}"
+  IDLE_TOP="$(awk '$1 != "total" && n < 3 { printf "%s%s %s", (n++ ? ", " : ""), $1, $2 }' "$OUT/idle-$n.txt")"
   IDLE_RSS_KB="$(rss_kb "$SERVICE_PID" VmRSS)"
 }
 
@@ -979,18 +989,18 @@ catalog_run() {
       redis_flush
       rc=0
       start_service "$strategy" "$persistence" "$log" "$CATALOG_READY_SECONDS" || rc=$?
-      ready="" note="" IDLE_RATE="" IDLE_RSS_KB=""
+      ready="" note="" IDLE_RATE="" IDLE_TOP="" IDLE_RSS_KB=""
       case "$rc" in
         0) ready="$SERVICE_READY_MS" ;;
         4) note="not ready within $CATALOG_READY_SECONDS s" ;;
         *) die "$label: the service said its strategy is not in this build, yet it ran before (log: $log)" ;;
       esac
       if ((rc == 0)) && [ "$config" = redis-lua:write-behind ]; then catalog_idle "$label" "$n"; fi
-      printf 'catalog\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$n" "$ready" "$IDLE_RATE" "$IDLE_RSS_KB" \
-        "${IDLE_RATE:+$IDLE_SECONDS}" "$note" >>"$RESULTS"
+      printf 'catalog\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$n" "$ready" "$IDLE_RATE" "$IDLE_RSS_KB" \
+        "${IDLE_RATE:+$IDLE_SECONDS}" "$note" "$IDLE_TOP" >>"$RESULTS"
       say "$(printf 'catalog %7s items: %-24s ready %s%s%s' "$n" "$label" \
         "${ready:+$(awk -v m="$ready" 'BEGIN {printf "%.2f s", m / 1000}')}${note}" \
-        "${IDLE_RATE:+, idle Redis $IDLE_RATE cmds/s}" \
+        "${IDLE_RATE:+, idle Redis $IDLE_RATE cmds/s ($IDLE_TOP)}" \
         "${IDLE_RSS_KB:+, RSS $((IDLE_RSS_KB / 1024)) MB}")"
       stop_service
     done
