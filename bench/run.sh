@@ -293,6 +293,7 @@ start_own_redis() {
     port=$((20000 + RANDOM % 12000)) # below the usual ephemeral range (32768-60999)
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi # something listens there
     echo "---- bench/run.sh: redis-server on 127.0.0.1:$port, attempt $attempt" >>"$log"
+    # shellcheck disable=SC2094 # redis-server appends to its log; what it prints before opening it goes there too
     redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no --dir "$REDIS_TMP" \
       --daemonize no --logfile "$log" >>"$log" 2>&1 &
     REDIS_PID=$!
@@ -516,7 +517,9 @@ run_wrk() {
   local svc0 back0 svc1 back1 rss
   RSS_SAMPLES=()
   safety=$((seconds > 0 ? seconds + 120 : 1800))
-  svc0=$(cpu_ticks "$SERVICE_PID"); back0=$(cpu_ticks $BACKEND_PIDS)
+  svc0=$(cpu_ticks "$SERVICE_PID")
+  # shellcheck disable=SC2086 # BACKEND_PIDS is a list of pids
+  back0=$(cpu_ticks $BACKEND_PIDS)
   BENCH_MODE="$mode" BENCH_SKU="$sku" BENCH_PREFIX="$prefix" BENCH_REQUESTS="$requests" \
     BENCH_SECONDS="$seconds" BENCH_REPEAT_PCT="$repeat" \
     wrk -t1 -c"$conc" -d"${safety}s" --timeout 30s -s "$BENCH_DIR/wrk_purchase.lua" "$(base_url)" >"$OUT/wrk.out" 2>&1 &
@@ -532,7 +535,9 @@ run_wrk() {
   done
   wait "$WRK_PID" || die "wrk failed: $(cat "$OUT/wrk.out")"
   WRK_PID=""
-  svc1=$(cpu_ticks "$SERVICE_PID"); back1=$(cpu_ticks $BACKEND_PIDS)
+  svc1=$(cpu_ticks "$SERVICE_PID")
+  # shellcheck disable=SC2086 # BACKEND_PIDS is a list of pids
+  back1=$(cpu_ticks $BACKEND_PIDS)
   out="$(cat "$OUT/wrk.out")"
   line="$(grep '^BENCH_RESULT' <<<"$out" || true)"
   [ -n "$line" ] || die "wrk printed no BENCH_RESULT: $out"
