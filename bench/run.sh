@@ -745,11 +745,11 @@ capture_lua_purchase() {
   # Write-behind bounds the item's stream of pending orders (ARGV[11] of purchase.lua), which its relays keep short.
   # No relay reads the raw item's stream, so after that many calls every one would be refused (BUSY): the replay
   # lifts the bound (the script still checks it, at the same cost). Only for the argument layout purchase.lua
-  # documents: 11 arguments, the 10th '' (write-behind), the 11th a positive count.
+  # documents: 11 arguments or more, the 10th '' (write-behind), the 11th a positive count.
   local cap_at
   if [[ "${RAW_LUA_ARGS[2]}" =~ ^[0-9]+$ ]]; then
     cap_at=$((2 + RAW_LUA_ARGS[2] + 11))
-    if ((${#RAW_LUA_ARGS[@]} == cap_at + 1)) && [ -z "${RAW_LUA_ARGS[cap_at - 1]}" ] \
+    if ((${#RAW_LUA_ARGS[@]} > cap_at)) && [ -z "${RAW_LUA_ARGS[cap_at - 1]}" ] \
       && [[ "${RAW_LUA_ARGS[cap_at]}" =~ ^[1-9][0-9]*$ ]]; then
       say "raw Redis: the stream bound ${RAW_LUA_ARGS[cap_at]} (write-behind) lifted to 2000000000 for the replay"
       RAW_LUA_ARGS[cap_at]=2000000000
