@@ -34,6 +34,9 @@ local function now()
 end
 
 local mode = os.getenv("BENCH_MODE") or "purchase"
+-- BENCH_KEYS=0: purchases without an Idempotency-Key (the sold-out storm: buyers and bots hammering the button,
+-- which a pod answers from memory; a purchase with a key always reaches the strategy, it may be a retry of a 201)
+local with_keys = os.getenv("BENCH_KEYS") ~= "0"
 local sku = os.getenv("BENCH_SKU") or "bench-item"
 local prefix = os.getenv("BENCH_PREFIX") or "run"
 local max_requests = tonumber(os.getenv("BENCH_REQUESTS") or "0")
@@ -109,8 +112,10 @@ function request()
   local body = '{"userId":"' .. user_for(sent) .. '","quantity":1}'
   local headers = {
     ["Content-Type"] = "application/json",
-    ["Idempotency-Key"] = prefix .. "-k" .. sent,
   }
+  if with_keys then
+    headers["Idempotency-Key"] = prefix .. "-k" .. sent
+  end
   return wrk.format("POST", purchase_path, headers, body)
 end
 
