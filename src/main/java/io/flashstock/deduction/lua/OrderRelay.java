@@ -206,13 +206,26 @@ public class OrderRelay {
             due = items.all();
         }
         long[] tally = new long[3]; // inserted, read and not settled, oldest of those (ms)
+        int failed = 0;
+        RuntimeException first = null;
         rounds.lock();
         try {
             for (String sku : due) {
-                item(sku, false, tally);
+                try {
+                    item(sku, false, tally);
+                } catch (RuntimeException e) {
+                    // One item's failure (MySQL down, or an item MySQL no longer has) must not hold up the others:
+                    // its entries stay pending, and the next round tries again.
+                    failed++;
+                    first = first == null ? e : first;
+                }
             }
         } finally {
             rounds.unlock();
+        }
+        if (first != null) {
+            LOG.warnf("Relay could not persist the pending orders of %d item(s); the next round retries: %s", failed,
+                    first.toString());
         }
         if (full) {
             pending.set(tally[1]);
