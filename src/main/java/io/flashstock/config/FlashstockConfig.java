@@ -195,7 +195,7 @@ public interface FlashstockConfig {
     interface Availability {
         /**
          * Longest a pod answers from what it knows of an item's available units: availability reads load an item at
-         * most once per this (also {@code Cache-Control: max-age}, rounded down to whole seconds), and a sold-out
+         * most once per this (their {@code Cache-Control: max-age} is this in whole seconds, at most 1), and a sold-out
          * purchase is answered 409 from memory within it. Units coming back reach every pod at once over Redis
          * pub/sub; this bounds how long a pod that missed the message (Redis unreachable) can be wrong.
          */
