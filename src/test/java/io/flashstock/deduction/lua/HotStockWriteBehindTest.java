@@ -47,6 +47,8 @@ class HotStockWriteBehindTest extends HotStockResilience {
     void relayKilledMidBatchLandsEveryAcknowledgedOrderOnce() throws Exception {
         String sku = newSku("relay");
         createItem(sku, 100, 0);
+        // Warm the item first: this test is about the relay, not a burst of first purchases of a cold item.
+        given().get("/items/" + sku + "/availability").then().statusCode(200);
         relay.crashAfterCommitForTest(true); // every round commits its batch in MySQL, then dies before removing it
         try {
             List<Reply> replies = Http.concurrently(60, 16, i -> Http.post("/items/" + sku + "/purchases",
