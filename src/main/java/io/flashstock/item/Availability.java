@@ -191,11 +191,12 @@ public class Availability {
     }
 
     /**
-     * Units came back to the item in MySQL ({@code db-optimistic}, {@code redis-lock}: cancel, expiry, restock
-     * committed at {@code version}): every pod forgets what it knew. Under {@code redis-lua} the scripts that give
-     * units back to the hot stock say it themselves. Never throws: entries expire after the TTL anyway.
+     * The item changed in MySQL at {@code version} in a way a cached level must not outlive: units came back
+     * (cancel, expiry, restock) or the sale window changed ({@code db-optimistic}, {@code redis-lock}). Every pod
+     * forgets what it knew. Under {@code redis-lua} the scripts that change the hot stock say it themselves. Never
+     * throws: entries expire after the TTL anyway.
      */
-    public void unitsBack(String sku, long version) {
+    public void changed(String sku, long version) {
         if (mirror.active()) {
             return;
         }

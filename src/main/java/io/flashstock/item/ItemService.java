@@ -88,7 +88,7 @@ public class ItemService {
         if (set.event() != null) {
             mirror.apply(List.of(set.event()));
         }
-        availability.unitsBack(sku, set.item().version());
+        availability.changed(sku, set.item().version());
         return set.item();
     }
 
@@ -131,7 +131,7 @@ public class ItemService {
             mirror.apply(List.of(restocked.event()));
         }
         if (!restocked.replayed()) {
-            availability.unitsBack(sku, restocked.item().version());
+            availability.changed(sku, restocked.item().version());
         }
         return new RestockOutcome(restocked.item(), restocked.replayed());
     }

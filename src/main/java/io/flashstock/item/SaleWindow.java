@@ -12,8 +12,6 @@ import io.flashstock.error.FlashstockException;
  */
 public record SaleWindow(Instant startsAt, Instant endsAt, boolean paused) {
 
-    public static final SaleWindow ALWAYS = new SaleWindow(null, null, false);
-
     /** A window from a request's fields; 400 {@code invalid-request} when it ends before it starts. */
     public static SaleWindow of(Instant startsAt, Instant endsAt, Boolean paused) {
         if (startsAt != null && endsAt != null && !endsAt.isAfter(startsAt)) {

@@ -135,7 +135,7 @@ public class OrderService {
             mirror.apply(List.of(changed.event()));
         }
         if (changed.returnedAt() >= 0) {
-            availability.unitsBack(changed.view().sku(), changed.returnedAt());
+            availability.changed(changed.view().sku(), changed.returnedAt());
         }
         return changed.view();
     }

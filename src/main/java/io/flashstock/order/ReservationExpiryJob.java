@@ -70,7 +70,7 @@ public class ReservationExpiryJob {
         for (int batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
             Batch expiredBatch = retry.inNewTransactions(this::expireOneBatch);
             mirror.apply(expiredBatch.events());
-            expiredBatch.returnedAt().forEach(availability::unitsBack);
+            expiredBatch.returnedAt().forEach(availability::changed);
             int count = expiredBatch.expired();
             total += count;
             if (count < settings.batchSize()) {

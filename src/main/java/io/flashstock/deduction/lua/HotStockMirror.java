@@ -142,16 +142,8 @@ public class HotStockMirror implements StockMirror {
     @Override
     public Availability.Level level(String sku) {
         items.touch(sku);
-        for (int attempt = 0; attempt < 3; attempt++) {
-            Map<String, String> fields = redis.hash(String.class).hmget(RedisKeys.stock(sku), "available", "seq",
-                    "gen", "starts", "ends", "paused");
-            if (fields.get("available") != null && hotStock.isCurrent(fields.get("gen"))) {
-                return new Availability.Level(Integer.parseInt(fields.get("available")),
-                        Long.parseLong(fields.get("seq")), SaleFields.state(fields, this::redisNow));
-            }
-            if (attempt == 2) {
-                break;
-            }
+        Availability.Level level = hotLevel(sku);
+        for (int attempt = 0; level == null && attempt < 2; attempt++) { // missing or stale: warm, read again
             try {
                 hotStock.prepare(sku);
             } catch (FlashstockException e) {
@@ -160,8 +152,23 @@ public class HotStockMirror implements StockMirror {
                 }
                 throw e;
             }
+            level = hotLevel(sku);
         }
-        throw new UnavailableException("The hot stock is not ready; try again.");
+        if (level == null) {
+            throw new UnavailableException("The hot stock is not ready; try again.");
+        }
+        return level;
+    }
+
+    /** The item's level as its hot stock of this pod's generation holds it; null when missing or stale. */
+    private Availability.Level hotLevel(String sku) {
+        Map<String, String> fields = redis.hash(String.class).hmget(RedisKeys.stock(sku), "available", "seq", "gen",
+                "starts", "ends", "paused");
+        if (fields.get("available") == null || !hotStock.isCurrent(fields.get("gen"))) {
+            return null;
+        }
+        return new Availability.Level(Integer.parseInt(fields.get("available")), Long.parseLong(fields.get("seq")),
+                SaleFields.state(fields, this::redisNow));
     }
 
     /** Redis's clock: the one purchase.lua judges sale windows by. */
