@@ -10,6 +10,7 @@ Fails (exit 1, every problem listed) unless the file parses as YAML and holds:
     of the file, and a heap capped by -XX:MaxRAMPercentage that leaves room for the JVM's off-heap memory;
   - a Service on port 80 to the container's 8080 and a PodDisruptionBudget with minAvailable 1, both selecting
     the Deployment's pods;
+  - the token issuer and public key configured (a key file must lie on a volume mount);
   - no literal credentials anywhere (no Secret with values, no password-like env value or ConfigMap entry, no
     password in a URL) and no unfilled ${...} placeholder.
 Needs PyYAML (Debian/Ubuntu: apt-get install python3-yaml).
@@ -251,6 +252,22 @@ else:
             ok(f"{variable}={value}: from {where}")
     for missing_cm in [n for n in configmap_refs if n not in configmaps]:
         fail(f"container {cname}: envFrom configMapRef {missing_cm} is not defined in this file")
+
+    # Bearer token verification: without an issuer and a public key the service refuses to start.
+    if "MP_JWT_VERIFY_ISSUER" not in env:
+        fail(f"container {cname}: MP_JWT_VERIFY_ISSUER is not set (the service does not start without it)")
+    if "MP_JWT_VERIFY_PUBLICKEY_LOCATION" not in env and "MP_JWT_VERIFY_PUBLICKEY" not in env:
+        fail(f"container {cname}: neither MP_JWT_VERIFY_PUBLICKEY_LOCATION nor MP_JWT_VERIFY_PUBLICKEY is set")
+    else:
+        location = str((env.get("MP_JWT_VERIFY_PUBLICKEY_LOCATION") or {}).get("value", ""))
+        if location.startswith("file:"):
+            path = location[len("file:"):]
+            mounts = [m.get("mountPath", "") for m in container.get("volumeMounts") or []]
+            if not any(path.startswith(m.rstrip("/") + "/") for m in mounts):
+                fail(f"container {cname}: the token key {path} is on no volume mount ({mounts})")
+            else:
+                ok(f"token key: {path}, on a volume mount")
+        ok("token issuer and key: configured")
 
     # JVM heap
     java_options = " ".join(str(env[n].get("value", "")) for n in ("JAVA_OPTS_APPEND", "JAVA_TOOL_OPTIONS",

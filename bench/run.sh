@@ -274,6 +274,7 @@ ensure_tool redis-cli redis-tools
 ensure_tool redis-benchmark redis-tools
 ensure_tool mariadb mariadb-client
 ensure_tool unzip unzip "purchase.lua is then read from the source tree only"
+ensure_tool openssl openssl
 HAVE_GNUPLOT=false
 if $WRITE_DOCS && ensure_tool gnuplot gnuplot-nox "docs/benchmarks.md gets no chart"; then HAVE_GNUPLOT=true; fi
 
@@ -397,6 +398,29 @@ mkdir -p "$OUT/classes"
 javac -d "$OUT/classes" -cp "$CONNECTOR_JAR" "$BENCH_DIR/RawMysql.java" || die "cannot compile bench/RawMysql.java"
 
 # ---------------------------------------------------------------------------------------------------------------
+# Bearer tokens (README, "Access"): a key pair of this run's own, trusted by the services it starts. The load runs
+# as a shop (it names a buyer per purchase in the body, as a shop's backend does); the catalog is set up as admin.
+
+JWT_ISSUER="https://bench.flashstock.invalid"
+mkdir -p "$OUT/jwt"
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$OUT/jwt/privateKey.pem" 2>/dev/null \
+  && openssl pkey -in "$OUT/jwt/privateKey.pem" -pubout -out "$OUT/jwt/publicKey.pem" \
+  || die "openssl could not make the bench's token key pair"
+b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
+mint_token() { # subject role: an RS256 JWT valid for a day
+  local now header claims
+  now="$(date +%s)"
+  header="$(printf '{"alg":"RS256","typ":"JWT"}' | b64url)"
+  claims="$(printf '{"iss":"%s","sub":"%s","groups":["%s"],"iat":%d,"exp":%d}' \
+    "$JWT_ISSUER" "$1" "$2" "$now" $((now + 86400)) | b64url)"
+  printf '%s.%s.%s' "$header" "$claims" \
+    "$(printf '%s.%s' "$header" "$claims" | openssl dgst -sha256 -sign "$OUT/jwt/privateKey.pem" -binary | b64url)"
+}
+ADMIN_AUTH="Authorization: Bearer $(mint_token bench-admin admin)"
+SHOP_AUTH="Authorization: Bearer $(mint_token bench-shop shop)"
+export BENCH_AUTH="${SHOP_AUTH#Authorization: }" # wrk_purchase.lua sends it with every API request
+
+# ---------------------------------------------------------------------------------------------------------------
 # The service process
 
 SERVICE_PORT=""
@@ -417,6 +441,8 @@ start_service() {
     QUARKUS_DATASOURCE_USERNAME="$MYSQL_USER" QUARKUS_DATASOURCE_PASSWORD="$MYSQL_PWD" \
     QUARKUS_REDIS_HOSTS="redis://$REDIS_HOST:$REDIS_PORT/$REDIS_DB" \
     QUARKUS_HTTP_HOST=127.0.0.1 QUARKUS_HTTP_PORT=0 \
+    QUARKUS_MANAGEMENT_HOST=127.0.0.1 QUARKUS_MANAGEMENT_PORT=0 \
+    MP_JWT_VERIFY_ISSUER="$JWT_ISSUER" MP_JWT_VERIFY_PUBLICKEY_LOCATION="file:$OUT/jwt/publicKey.pem" \
     FLASHSTOCK_RESERVATION_TTL=6h \
     ${persistence:+FLASHSTOCK_LUA_PERSISTENCE="$persistence"} \
     "${SERVICE_ENV[@]}" \
@@ -432,7 +458,7 @@ start_service() {
       die "the service ($strategy${persistence:+ $persistence}) stopped during startup (log: $log)"
     fi
     if [ -z "$SERVICE_PORT" ]; then
-      SERVICE_PORT="$(grep -so 'Listening on: http://[^ ]*' "$log" | head -1 | sed 's/.*://' || true)"
+      SERVICE_PORT="$(grep -so 'Listening on: http://[^ ]*[0-9]' "$log" | head -1 | sed 's/.*://' || true)"
     fi
     if [ -n "$SERVICE_PORT" ]; then
       code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$SERVICE_PORT/q/health/ready" || true)"
@@ -468,7 +494,7 @@ base_url() { echo "http://127.0.0.1:$SERVICE_PORT"; }
 create_item() { # sku stock per_user_limit
   local code
   code="$(curl -s -o "$OUT/create-item.json" -w '%{http_code}' -X POST "$(base_url)/items" \
-    -H 'Content-Type: application/json' \
+    -H 'Content-Type: application/json' -H "$ADMIN_AUTH" \
     -d "{\"sku\":\"$1\",\"name\":\"bench $1\",\"stock\":$2,\"perUserLimit\":$3}")"
   [ "$code" = 201 ] || die "POST /items $1 answered $code: $(cat "$OUT/create-item.json")"
 }
@@ -710,6 +736,7 @@ capture_lua_purchase() {
   sleep 0.3
   local order_id
   order_id="$(curl -s -X POST "$(base_url)/items/$RAW_LUA_SKU/purchases" -H 'Content-Type: application/json' \
+    -H "$SHOP_AUTH" \
     -H "Idempotency-Key: $key" -d "{\"userId\":\"$user\",\"quantity\":1}" \
     | grep -o '"orderId":"[0-9a-fA-F-]*"' | cut -d'"' -f4 || true)"
   sleep 0.3
@@ -872,7 +899,7 @@ probe_availability() {
   local label="$1" url field code body
   url="$(base_url)/items/$2/availability"
   code="$(curl -s -D "$OUT/availability-probe.headers" -o "$OUT/availability-probe.json" -w '%{http_code}' \
-    --max-time 10 "$url" || true)"
+    -H "$SHOP_AUTH" --max-time 10 "$url" || true)"
   body="$(cat "$OUT/availability-probe.json" 2>/dev/null || true)"
   if [ "$code" = 404 ]; then
     say "$label: availability storm skipped: endpoint missing (GET /items/$2/availability answered 404)"

@@ -9,6 +9,7 @@
 --   BENCH_SECONDS     send measured requests for this many seconds (0: no limit)
 --   BENCH_REPEAT_PCT  every request whose number is a multiple of 100/BENCH_REPEAT_PCT reuses the user id of an
 --                     earlier request (with a new Idempotency-Key): the repeated buyers of a sell-out. 0: none
+--   BENCH_AUTH        "Bearer <token>" sent with every purchase and availability read (a shop's token)
 --
 -- Counting is exact: once the budget (count or time) is spent, connections stop sending (see delay()), and the run
 -- stops itself as soon as every measured request has its answer. So the 2xx count is the number of orders the
@@ -42,6 +43,7 @@ local prefix = os.getenv("BENCH_PREFIX") or "run"
 local max_requests = tonumber(os.getenv("BENCH_REQUESTS") or "0")
 local max_seconds = tonumber(os.getenv("BENCH_SECONDS") or "0")
 local repeat_pct = tonumber(os.getenv("BENCH_REPEAT_PCT") or "0")
+local auth = os.getenv("BENCH_AUTH") -- "Bearer <token>" for the API (the no-op health read needs none)
 local repeat_every = repeat_pct > 0 and math.floor(100 / repeat_pct + 0.5) or 0
 
 local purchase_path = "/items/" .. sku .. "/purchases"
@@ -62,7 +64,7 @@ end
 function init(args)
   math.randomseed(12345)
   noop_request = wrk.format("GET", "/q/health/live")
-  availability_request = wrk.format("GET", "/items/" .. sku .. "/availability")
+  availability_request = wrk.format("GET", "/items/" .. sku .. "/availability", { ["Authorization"] = auth })
 end
 
 local function budget_spent()
@@ -112,6 +114,7 @@ function request()
   local body = '{"userId":"' .. user_for(sent) .. '","quantity":1}'
   local headers = {
     ["Content-Type"] = "application/json",
+    ["Authorization"] = auth,
   }
   if with_keys then
     headers["Idempotency-Key"] = prefix .. "-k" .. sent

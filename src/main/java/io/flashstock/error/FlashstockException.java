@@ -43,6 +43,11 @@ public class FlashstockException extends RuntimeException {
         return new FlashstockException(ProblemCode.INVALID_REQUEST, detail);
     }
 
+    /** A valid caller whose roles or token do not allow what it asked for. */
+    public static FlashstockException forbidden(String detail) {
+        return new FlashstockException(ProblemCode.FORBIDDEN, detail);
+    }
+
     public static FlashstockException itemNotFound(String sku) {
         return new FlashstockException(ProblemCode.ITEM_NOT_FOUND, "No item with sku '" + sku + "'.");
     }

@@ -5,6 +5,10 @@ package io.flashstock.error;
  */
 public enum ProblemCode {
     INVALID_REQUEST("invalid-request", 400, "Invalid request"),
+    /** No bearer token, or one that is expired, unsigned, wrongly signed, of another issuer or without groups. */
+    UNAUTHENTICATED("unauthenticated", 401, "Unauthenticated"),
+    /** A valid token whose roles do not allow the call (or a buyer acting for another user). */
+    FORBIDDEN("forbidden", 403, "Forbidden"),
     NOT_FOUND("not-found", 404, "Not found"),
     ITEM_NOT_FOUND("item-not-found", 404, "Item not found"),
     ORDER_NOT_FOUND("order-not-found", 404, "Order not found"),
@@ -54,6 +58,8 @@ public enum ProblemCode {
     /** The code for a framework-level HTTP status (404 on an unknown path, 415, ...). */
     public static ProblemCode forStatus(int status) {
         return switch (status) {
+            case 401 -> UNAUTHENTICATED;
+            case 403 -> FORBIDDEN;
             case 404 -> NOT_FOUND;
             case 405 -> METHOD_NOT_ALLOWED;
             case 406 -> NOT_ACCEPTABLE;

@@ -2,8 +2,10 @@ package io.flashstock.item;
 
 import java.net.URI;
 
+import io.flashstock.access.Roles;
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.web.InputRules;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
@@ -36,6 +38,7 @@ public class ItemResource {
 
     /** Creates an item with its initial stock: 201, or 409 {@code item-exists}. */
     @POST
+    @RolesAllowed(Roles.ADMIN)
     @Consumes(MediaType.APPLICATION_JSON)
     public Response create(@NotNull(message = "a JSON body is required") @Valid CreateItemRequest request) {
         ItemView item = items.create(request);
@@ -44,6 +47,7 @@ public class ItemResource {
 
     @GET
     @Path("/{sku}")
+    @RolesAllowed({ Roles.ADMIN, Roles.SHOP, Roles.BUYER, Roles.PAYMENT })
     public ItemView get(@RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku) {
         return items.get(sku);
     }
@@ -51,6 +55,7 @@ public class ItemResource {
     /** Replaces the sale window (every field optional: no bound, not paused): 200 with the item. */
     @PUT
     @Path("/{sku}/sale")
+    @RolesAllowed(Roles.ADMIN)
     @Consumes(MediaType.APPLICATION_JSON)
     public ItemView sale(@RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
             @NotNull(message = "a JSON body is required") @Valid SaleRequest request) {
@@ -63,6 +68,7 @@ public class ItemResource {
      */
     @GET
     @Path("/{sku}/availability")
+    @RolesAllowed({ Roles.ADMIN, Roles.SHOP, Roles.BUYER, Roles.PAYMENT })
     public Response availability(
             @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
             @Context Request request) {
@@ -81,6 +87,7 @@ public class ItemResource {
      */
     @POST
     @Path("/{sku}/restock")
+    @RolesAllowed(Roles.ADMIN)
     @Consumes(MediaType.APPLICATION_JSON)
     public Response restock(@RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
             @RestHeader(InputRules.IDEMPOTENCY_KEY_HEADER) @Pattern(regexp = InputRules.IDEMPOTENCY_KEY,

@@ -1,7 +1,10 @@
 package io.flashstock.order;
 
+import io.flashstock.access.Caller;
+import io.flashstock.access.Roles;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.web.InputRules;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -14,28 +17,37 @@ import org.jboss.resteasy.reactive.RestPath;
 public class OrderResource {
 
     private final OrderService orders;
+    private final Caller caller;
 
-    OrderResource(OrderService orders) {
+    OrderResource(OrderService orders, Caller caller) {
         this.orders = orders;
+        this.caller = caller;
     }
 
+    /** The order; a buyer sees only its own (another user's order is 404, as if it did not exist). */
     @GET
+    @RolesAllowed({ Roles.ADMIN, Roles.SHOP, Roles.PAYMENT, Roles.BUYER })
     public OrderView get(@RestPath String orderId) {
-        return orders.get(checked(orderId));
+        return orders.get(checked(orderId), caller.orderOwner());
     }
 
     /** Marks a RESERVED order paid: 200 CONFIRMED; 409 {@code order-not-reserved} if it was cancelled or expired. */
     @POST
     @Path("/confirm")
+    @RolesAllowed({ Roles.SHOP, Roles.PAYMENT })
     public OrderView confirm(@RestPath String orderId) {
         return orders.confirm(checked(orderId));
     }
 
-    /** Cancels a RESERVED order and returns its units: 200 CANCELLED, again 200 unchanged. */
+    /**
+     * Cancels a RESERVED order and returns its units: 200 CANCELLED, again 200 unchanged. A buyer cancels only its
+     * own orders.
+     */
     @POST
     @Path("/cancel")
+    @RolesAllowed({ Roles.SHOP, Roles.BUYER })
     public OrderView cancel(@RestPath String orderId) {
-        return orders.cancel(checked(orderId));
+        return orders.cancel(checked(orderId), caller.orderOwner());
     }
 
     /** Ids are issued by us; anything that is not one cannot name an order. */

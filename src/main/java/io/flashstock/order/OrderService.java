@@ -3,6 +3,7 @@ package io.flashstock.order;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
@@ -48,6 +49,18 @@ public class OrderService {
         return retry.inNewTransactions(() -> OrderView.of(find(orderId)));
     }
 
+    /**
+     * The order, if {@code owner} (when present) is its user; else 404 {@code order-not-found}, exactly as for an
+     * order that does not exist, so a buyer cannot learn which other orders exist.
+     */
+    public OrderView get(String orderId, Optional<String> owner) {
+        OrderView order = get(orderId);
+        if (owner.isPresent() && !owner.get().equals(order.userId())) {
+            throw FlashstockException.orderNotFound(orderId);
+        }
+        return order;
+    }
+
     /** RESERVED → CONFIRMED (paid): the units move from reserved to sold. Confirming twice is a no-op. */
     public OrderView confirm(String orderId) {
         return move(orderId, OrderStatus.CONFIRMED, StockEvent.Kind.CONFIRMED, Item::sellReserved,
@@ -59,6 +72,14 @@ public class OrderService {
      * EXPIRED changes nothing (its units came back already); a CONFIRMED order cannot be cancelled.
      */
     public OrderView cancel(String orderId) {
+        return cancel(orderId, Optional.empty());
+    }
+
+    /** {@link #cancel(String)} of an order of {@code owner} (when present); another user's order is 404. */
+    public OrderView cancel(String orderId, Optional<String> owner) {
+        if (owner.isPresent()) {
+            get(orderId, owner);
+        }
         return move(orderId, OrderStatus.CANCELLED, StockEvent.Kind.RETURNED, Item::returnReserved,
                 status -> status != OrderStatus.CONFIRMED, "cancelled");
     }

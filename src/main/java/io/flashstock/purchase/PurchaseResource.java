@@ -2,8 +2,11 @@ package io.flashstock.purchase;
 
 import java.net.URI;
 
+import io.flashstock.access.Caller;
+import io.flashstock.access.Roles;
 import io.flashstock.deduction.PurchaseOutcome;
 import io.flashstock.web.InputRules;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
@@ -26,16 +29,20 @@ public class PurchaseResource {
     static final String REPLAYED = InputRules.REPLAYED_HEADER;
 
     private final PurchaseService purchases;
+    private final Caller caller;
 
-    PurchaseResource(PurchaseService purchases) {
+    PurchaseResource(PurchaseService purchases, Caller caller) {
         this.purchases = purchases;
+        this.caller = caller;
     }
 
     /**
      * Reserves units for a buyer: 201 with the RESERVED order. With an Idempotency-Key, a repeat of the same
-     * request answers the first order again (header {@code Idempotent-Replayed: true}).
+     * request answers the first order again (header {@code Idempotent-Replayed: true}). A shop names the user in
+     * the body; a buyer buys as its token's user.
      */
     @POST
+    @RolesAllowed({ Roles.SHOP, Roles.BUYER })
     @Consumes(MediaType.APPLICATION_JSON)
     public Response purchase(
             @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
@@ -43,7 +50,8 @@ public class PurchaseResource {
                     message = InputRules.IDEMPOTENCY_KEY_MESSAGE) String idempotencyKey,
             @NotNull(message = "a JSON body is required") @Valid PurchaseRequest request,
             @Context HttpServerRequest connection) {
-        PurchaseOutcome outcome = purchases.purchase(sku, request, idempotencyKey,
+        String userId = caller.purchaser(request.userId());
+        PurchaseOutcome outcome = purchases.purchase(sku, userId, request.quantity(), idempotencyKey,
                 connection.remoteAddress() == null ? null : connection.remoteAddress().hostAddress());
         Response.ResponseBuilder response = Response.status(Response.Status.CREATED)
                 .location(URI.create("/orders/" + outcome.order().orderId()))

@@ -45,22 +45,21 @@ public class PurchaseService {
      * The purchase, in this order: a known sold-out answered from memory, the rate limits (429), then the strategy.
      * {@code clientAddress}: the buyer's address for the per-address limit (null: not limited by address).
      */
-    public PurchaseOutcome purchase(String sku, PurchaseRequest request, String idempotencyKey,
+    public PurchaseOutcome purchase(String sku, String userId, int quantity, String idempotencyKey,
             String clientAddress) {
-        if (request.quantity() > maxQuantity) {
+        if (quantity > maxQuantity) {
             throw FlashstockException.invalid("quantity: must be at most " + maxQuantity + " per purchase");
         }
-        String fingerprint = idempotencyKey == null ? null : fingerprint(request);
-        PurchaseCommand command = new PurchaseCommand(sku, request.userId(), request.quantity(), idempotencyKey,
-                fingerprint);
+        String fingerprint = idempotencyKey == null ? null : fingerprint(userId, quantity);
+        PurchaseCommand command = new PurchaseCommand(sku, userId, quantity, idempotencyKey, fingerprint);
         Timer.Sample sample = Timer.start(registry);
         String outcome = "error";
         try {
-            if (idempotencyKey == null && availability.soldOut(sku, request.quantity())) {
+            if (idempotencyKey == null && availability.soldOut(sku, quantity)) {
                 // Known sold out: no Redis, no MySQL. With a key the strategy answers: it may be a retry of a 201.
-                throw FlashstockException.soldOut(sku, request.quantity());
+                throw FlashstockException.soldOut(sku, quantity);
             }
-            rateLimiter.admit(request.userId(), clientAddress);
+            rateLimiter.admit(userId, clientAddress);
             PurchaseOutcome result = strategy.purchase(command);
             outcome = result.replayed() ? "replayed" : "reserved";
             return result;
@@ -77,11 +76,11 @@ public class PurchaseService {
     }
 
     /** What an Idempotency-Key promises to keep meaning: the same user buying the same quantity. */
-    static String fingerprint(PurchaseRequest request) {
+    static String fingerprint(String userId, int quantity) {
         try {
             MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
             byte[] digest = sha256.digest(
-                    (request.userId() + '\n' + request.quantity()).getBytes(StandardCharsets.UTF_8));
+                    (userId + '\n' + quantity).getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every Java platform", e);

@@ -1,5 +1,6 @@
 package io.flashstock.web;
 
+import static io.flashstock.error.ProblemCode.FORBIDDEN;
 import static io.flashstock.error.ProblemCode.IDEMPOTENCY_KEY_REUSED;
 import static io.flashstock.error.ProblemCode.INTERNAL_ERROR;
 import static io.flashstock.error.ProblemCode.INVALID_REQUEST;
@@ -19,6 +20,7 @@ import static io.flashstock.error.ProblemCode.SALE_NOT_STARTED;
 import static io.flashstock.error.ProblemCode.SALE_PAUSED;
 import static io.flashstock.error.ProblemCode.SOLD_OUT;
 import static io.flashstock.error.ProblemCode.TOO_MANY_REQUESTS;
+import static io.flashstock.error.ProblemCode.UNAUTHENTICATED;
 import static io.flashstock.error.ProblemCode.UNAVAILABLE;
 import static io.flashstock.error.ProblemCode.UNSUPPORTED_MEDIA_TYPE;
 
@@ -91,10 +93,12 @@ public class ProblemDocumentation implements OASFilter {
             "POST /orders/{orderId}/cancel", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN));
 
     /**
-     * What any operation can answer: an Accept header without JSON (406), a failure of the service (500), and a
-     * store that cannot be reached or a decision not reached in time (503 with Retry-After).
+     * What any operation can answer: no valid bearer token (401) or a role that may not call it (403), an Accept
+     * header without JSON (406), a failure of the service (500), and a store that cannot be reached or a decision
+     * not reached in time (503 with Retry-After).
      */
-    static final List<ProblemCode> EVERY_OPERATION = List.of(NOT_ACCEPTABLE, INTERNAL_ERROR, UNAVAILABLE);
+    static final List<ProblemCode> EVERY_OPERATION = List.of(UNAUTHENTICATED, FORBIDDEN, NOT_ACCEPTABLE,
+            INTERNAL_ERROR, UNAVAILABLE);
 
     /**
      * Answers not tied to one operation (a path that names nothing, a method a path does not have): reusable
@@ -175,6 +179,10 @@ public class ProblemDocumentation implements OASFilter {
                 .description(codes.stream().map(c -> "`" + c.code() + "` (" + c.title() + ")")
                         .collect(Collectors.joining(", ")))
                 .content(OASFactory.createContent().addMediaType(Problem.MEDIA_TYPE, media));
+        if (codes.get(0).status() == 401) {
+            response.addHeader("WWW-Authenticate", header("`Bearer` (RFC 6750), with `error=\"invalid_token\"` "
+                    + "when a token was sent but refused.", SchemaType.STRING));
+        }
         if (codes.get(0).status() == 503) {
             response.addHeader("Retry-After", OASFactory.createHeader()
                     .description("Seconds to wait before trying again (flashstock.retry-after-seconds).")
@@ -202,6 +210,8 @@ public class ProblemDocumentation implements OASFilter {
                     : "sku: " + InputRules.SKU_MESSAGE;
             case NOT_FOUND, METHOD_NOT_ALLOWED, NOT_ACCEPTABLE, UNSUPPORTED_MEDIA_TYPE ->
                 ProblemMapper.statusDetail(code.status());
+            case UNAUTHENTICATED -> ProblemMapper.UNAUTHENTICATED;
+            case FORBIDDEN -> ProblemMapper.FORBIDDEN;
             case ITEM_NOT_FOUND -> FlashstockException.itemNotFound(SKU).getMessage();
             case ORDER_NOT_FOUND -> FlashstockException.orderNotFound(ORDER_ID).getMessage();
             case ITEM_EXISTS -> FlashstockException.itemExists(SKU).getMessage();

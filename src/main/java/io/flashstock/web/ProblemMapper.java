@@ -14,6 +14,10 @@ import io.flashstock.db.DbErrors;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.support.Causes;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.security.AuthenticationFailedException;
+import io.quarkus.security.ForbiddenException;
+import io.quarkus.security.UnauthorizedException;
 import jakarta.inject.Inject;
 import jakarta.persistence.PersistenceException;
 import jakarta.validation.ConstraintViolation;
@@ -39,17 +43,44 @@ public class ProblemMapper {
     /** The detail when MySQL cannot be reached (503). */
     static final String DATABASE_UNAVAILABLE = "The inventory database cannot be reached; try again.";
 
+    /** The detail of a 401: the same for every way a token can be wrong, so it tells an attacker nothing. */
+    static final String UNAUTHENTICATED = "A valid bearer token is required.";
+    /** The detail of a 403 from a role check. */
+    static final String FORBIDDEN = "The token's roles do not allow this call.";
+
     private final String typePrefix;
     private final String retryAfter;
+    /** Counts every 4xx answer by its code (flashstock.refusals): 401s, 403s, 429s, sale windows, sold-outs... */
+    private final MeterRegistry registry;
 
     @Inject
-    ProblemMapper(FlashstockConfig config) {
-        this(config.problemTypePrefix(), config.retryAfterSeconds());
+    ProblemMapper(FlashstockConfig config, MeterRegistry registry) {
+        this(config.problemTypePrefix(), config.retryAfterSeconds(), registry);
     }
 
-    ProblemMapper(String typePrefix, int retryAfterSeconds) {
+    ProblemMapper(String typePrefix, int retryAfterSeconds, MeterRegistry registry) {
         this.typePrefix = typePrefix;
         this.retryAfter = Integer.toString(retryAfterSeconds);
+        this.registry = registry;
+    }
+
+    /**
+     * No token, or a token that failed verification (signature, {@code alg}, issuer, expiry, required claims):
+     * 401 with {@code WWW-Authenticate: Bearer}. Which check failed goes to the debug log only.
+     */
+    @ServerExceptionMapper({ AuthenticationFailedException.class, UnauthorizedException.class })
+    public Response unauthenticated(RuntimeException e, UriInfo uri) {
+        LOG.debugf("Unauthenticated request to %s: %s", uri == null ? "?" : uri.getPath(), e.getMessage());
+        boolean tokenRejected = e instanceof AuthenticationFailedException;
+        return Response.fromResponse(problem(ProblemCode.UNAUTHENTICATED, UNAUTHENTICATED, uri))
+                .header("WWW-Authenticate", tokenRejected ? "Bearer error=\"invalid_token\"" : "Bearer")
+                .build();
+    }
+
+    /** A valid token whose roles do not allow the call. */
+    @ServerExceptionMapper
+    public Response forbidden(ForbiddenException e, UriInfo uri) {
+        return problem(ProblemCode.FORBIDDEN, FORBIDDEN, uri);
     }
 
     @ServerExceptionMapper
@@ -137,6 +168,9 @@ public class ProblemMapper {
     private Response problem(ProblemCode code, int status, String detail, UriInfo uri, String retryAfterSeconds) {
         Problem body = new Problem(typePrefix + code.code(), code.title(), status, detail,
                 uri == null ? null : uri.getPath());
+        if (status >= 400 && status < 500) {
+            registry.counter("flashstock.refusals", "code", code.code()).increment();
+        }
         Response.ResponseBuilder response = Response.status(status).type(Problem.MEDIA_TYPE).entity(body);
         if (retryAfterSeconds != null || status == 503) {
             response.header("Retry-After", retryAfterSeconds != null ? retryAfterSeconds : retryAfter);

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The package layout (README, "Code layout"): imports point one way, from {@code config}/{@code error}/{@code support}
- * up through {@code db}, {@code redis}, {@code web}, {@code item}, {@code order} and {@code deduction} to the
+ * up through {@code db}, {@code redis}, {@code web}, {@code access}, {@code item}, {@code order} and {@code deduction} to the
  * strategies and the entry points. A plain unit test over the compiled classes: no Quarkus, no servers.
  */
 class LayoutTest {
@@ -52,9 +52,10 @@ class LayoutTest {
         layer("db").mayUse("config", "error", "support").check(classes);
         layer("redis").mayUse("config", "error", "support").check(classes);
         layer("web").mayUse("config", "error", "support", "db").check(classes);
-        layer("item").mayUse("config", "error", "support", "db", "redis", "web").check(classes);
-        layer("order").mayUse("config", "error", "support", "db", "redis", "web", "item").check(classes);
-        layer("deduction").mayUse("config", "error", "support", "db", "redis", "web", "item", "order")
+        layer("access").mayUse("config", "error", "support", "web").check(classes);
+        layer("item").mayUse("config", "error", "support", "db", "redis", "web", "access").check(classes);
+        layer("order").mayUse("config", "error", "support", "db", "redis", "web", "access", "item").check(classes);
+        layer("deduction").mayUse("config", "error", "support", "db", "redis", "web", "access", "item", "order")
                 .check(classes);
     }
 

@@ -1,7 +1,7 @@
 package io.flashstock.deduction;
 
+import static io.flashstock.testsupport.Api.given;
 import static io.flashstock.testsupport.Shop.*;
-import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;
@@ -18,6 +18,7 @@ import java.util.stream.Collectors;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
+import io.flashstock.testsupport.Tokens;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
@@ -420,6 +421,133 @@ public abstract class StrategyContract {
         given().contentType(ContentType.JSON).body("{\"quantity\":5}").post("/items/" + sku + "/restock")
                 .then().statusCode(200).body("stock", equalTo(15)).body("available", equalTo(15));
         assertCounters(sku, 15, 15, 0, 0);
+    }
+
+    // ---- Access: roles from the token, buyers limited to themselves, bad tokens refused -----------------------------
+
+    private static final String ADMIN = Tokens.bearer("admin-1", "admin");
+    private static final String SHOP = Tokens.bearer("shop-1", "shop");
+    private static final String PAYMENT = Tokens.bearer("psp-1", "payment");
+
+    /** One request with this token (null: none). */
+    private static Reply call(String method, String path, String json, String token) {
+        return Http.send(Http.request(method, path, json, token));
+    }
+
+    private static void assertRefused(Reply reply, int status, String code, String what) {
+        assertEquals(status, reply.status(), what + ": " + reply.body());
+        assertTrue(reply.contentType().startsWith("application/problem+json"), what + ": " + reply.contentType());
+        assertTrue(reply.body().contains("\"type\":\"urn:flashstock:problem:" + code + "\""), what + ": "
+                + reply.body());
+        if (status == 401) {
+            assertTrue(String.valueOf(reply.header("WWW-Authenticate")).startsWith("Bearer"),
+                    what + ": WWW-Authenticate " + reply.header("WWW-Authenticate"));
+        }
+    }
+
+    @Test
+    void eachRoleCallsOnlyWhatItMay() {
+        String sku = newSku("roles");
+        String buyer = "u-" + UUID.randomUUID().toString().substring(0, 8);
+        String other = "u-" + UUID.randomUUID().toString().substring(0, 8);
+        String asBuyer = Tokens.bearer(buyer, "buyer");
+        String asOther = Tokens.bearer(other, "buyer");
+        String item = "{\"sku\":\"" + sku + "\",\"name\":\"Roles\",\"stock\":10,\"perUserLimit\":0}";
+
+        // the catalog: admin only
+        for (String token : List.of(SHOP, PAYMENT, asBuyer)) {
+            assertRefused(call("POST", "/items", item, token), 403, "forbidden", "create by a non-admin");
+        }
+        assertEquals(404, call("GET", "/items/" + sku, null, ADMIN).status(), "nothing was created");
+        assertEquals(201, call("POST", "/items", item, ADMIN).status(), "admin creates");
+        for (String token : List.of(SHOP, PAYMENT, asBuyer)) {
+            assertRefused(call("POST", "/items/" + sku + "/restock", "{\"quantity\":5}", token), 403, "forbidden",
+                    "restock by a non-admin");
+            assertRefused(call("PUT", "/items/" + sku + "/sale", "{\"paused\":true}", token), 403, "forbidden",
+                    "sale window by a non-admin");
+        }
+        assertEquals(200, call("POST", "/items/" + sku + "/restock", "{\"quantity\":2}", ADMIN).status());
+        for (String token : List.of(ADMIN, SHOP, PAYMENT, asBuyer)) {
+            assertEquals(200, call("GET", "/items/" + sku, null, token).status(), "every role reads the item");
+            assertEquals(200, call("GET", "/items/" + sku + "/availability", null, token).status(),
+                    "every role reads availability");
+        }
+
+        // purchases: a shop names the user, a buyer is its token's user
+        String purchases = "/items/" + sku + "/purchases";
+        for (String token : List.of(ADMIN, PAYMENT)) {
+            assertRefused(call("POST", purchases, "{\"userId\":\"x\",\"quantity\":1}", token), 403, "forbidden",
+                    "purchase by admin or payment");
+        }
+        assertRefused(call("POST", purchases, "{\"quantity\":1}", SHOP), 400, "invalid-request",
+                "a shop must name the user");
+        assertRefused(call("POST", purchases, "{\"userId\":\"" + other + "\",\"quantity\":1}", asBuyer), 403,
+                "forbidden", "a buyer buying as another user");
+        Reply own = call("POST", purchases, "{\"quantity\":1}", asBuyer);
+        assertEquals(201, own.status(), own.body());
+        assertTrue(own.body().contains("\"userId\":\"" + buyer + "\""), "bought as the token's user: " + own.body());
+        Reply named = call("POST", purchases, "{\"userId\":\"" + buyer + "\",\"quantity\":1}", asBuyer);
+        assertEquals(201, named.status(), "a buyer may name itself: " + named.body());
+        Reply forOther = call("POST", purchases, "{\"userId\":\"" + other + "\",\"quantity\":2}", SHOP);
+        assertEquals(201, forOther.status(), "a shop buys for any user: " + forOther.body());
+        String ownOrder = JsonPath.from(own.body()).getString("orderId");
+        String namedOrder = JsonPath.from(named.body()).getString("orderId");
+        String otherOrder = JsonPath.from(forOther.body()).getString("orderId");
+
+        // orders: a buyer sees and cancels only its own; payment confirms; admin reads
+        for (String token : List.of(ADMIN, SHOP, PAYMENT, asBuyer)) {
+            assertEquals(200, call("GET", "/orders/" + ownOrder, null, token).status(), "reads the buyer's order");
+        }
+        assertRefused(call("GET", "/orders/" + ownOrder, null, asOther), 404, "order-not-found",
+                "another buyer's order");
+        assertRefused(call("POST", "/orders/" + ownOrder + "/cancel", null, asOther), 404, "order-not-found",
+                "cancelling another buyer's order");
+        for (String token : List.of(ADMIN, asBuyer)) {
+            assertRefused(call("POST", "/orders/" + ownOrder + "/confirm", null, token), 403, "forbidden",
+                    "confirm by admin or buyer");
+        }
+        for (String token : List.of(ADMIN, PAYMENT)) {
+            assertRefused(call("POST", "/orders/" + ownOrder + "/cancel", null, token), 403, "forbidden",
+                    "cancel by admin or payment");
+        }
+        assertCounters(sku, 12, 8, 4, 0);
+        assertEquals(200, call("POST", "/orders/" + ownOrder + "/confirm", null, PAYMENT).status(), "payment confirms");
+        assertEquals(200, call("POST", "/orders/" + namedOrder + "/cancel", null, asBuyer).status(),
+                "the buyer cancels its own");
+        assertEquals(200, call("POST", "/orders/" + otherOrder + "/cancel", null, SHOP).status(),
+                "a shop cancels any order");
+        assertCounters(sku, 12, 11, 0, 1);
+    }
+
+    @Test
+    void badTokensAreRefusedAndChangeNothing() {
+        String sku = newSku("tokens");
+        createItem(sku, 5, 0);
+        String orderId = buy(sku, "holder", 1);
+        List<String> tokens = new java.util.ArrayList<>();
+        tokens.add(null);
+        for (Tokens.Bad bad : Tokens.Bad.values()) {
+            tokens.add(Tokens.bearer(bad));
+        }
+        for (String token : tokens) {
+            String what = token == null ? "no token" : "token " + token.substring(0, Math.min(40, token.length()));
+            assertRefused(call("POST", "/items/" + sku + "/purchases", "{\"userId\":\"u-1\",\"quantity\":1}",
+                    token), 401, "unauthenticated", what + ", purchase");
+            assertRefused(call("POST", "/items/" + sku + "/purchases", "{not json", token), 401, "unauthenticated",
+                    what + ", purchase with a broken body");
+            assertRefused(call("POST", "/items/" + sku + "/restock", "{\"quantity\":5}", token), 401,
+                    "unauthenticated", what + ", restock");
+            assertRefused(call("POST", "/items", "{\"sku\":\"" + sku + "-x\",\"name\":\"x\",\"stock\":1}", token),
+                    401, "unauthenticated", what + ", create");
+            assertRefused(call("POST", "/orders/" + orderId + "/cancel", null, token), 401, "unauthenticated",
+                    what + ", cancel");
+            assertRefused(call("GET", "/orders/" + orderId, null, token), 401, "unauthenticated", what + ", read");
+        }
+        assertEquals(404, call("GET", "/items/" + sku + "-x", null, ADMIN).status(), "nothing was created");
+        assertCounters(sku, 5, 4, 1, 0);
+        assertEquals(1, Db.orderCount(sku));
+        assertEquals(200, call("GET", "/q/health/live", null, null).status(), "liveness needs no token");
+        assertEquals(200, call("GET", "/q/health/ready", null, null).status(), "readiness needs no token");
     }
 
     protected static void assertProblem(Response response, int status, String code, String what) {

@@ -21,6 +21,7 @@ import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.FaultyMySqlResource;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
+import io.flashstock.testsupport.Tokens;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
@@ -145,7 +146,7 @@ abstract class MySqlCut {
 
     private static HttpRequest move(String orderId, String verb) {
         return HttpRequest.newBuilder(Http.uri("/orders/" + orderId + "/" + verb)).timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.noBody()).build();
+                .header("Authorization", Tokens.staff()).POST(HttpRequest.BodyPublishers.noBody()).build();
     }
 
     private static HttpRequest restock(String sku, int i) {

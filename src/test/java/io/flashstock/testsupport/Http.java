@@ -28,22 +28,59 @@ public final class Http {
     }
 
     /** A response, and how long it took from sending the request to its complete body. */
-    public record Reply(int status, String body, String contentType, long millis) {
+    public record Reply(int status, String body, String contentType, long millis, java.net.http.HttpHeaders headers) {
+
+        /** The first value of a response header, or null. */
+        public String header(String name) {
+            return headers == null ? null : headers.firstValue(name).orElse(null);
+        }
     }
 
     public static URI uri(String path) {
         return URI.create(RestAssured.baseURI + ":" + RestAssured.port + path);
     }
 
+    /** A JSON POST with the staff token ({@link Tokens#staff()}). */
     public static HttpRequest.Builder post(String path, String json) {
         return post(uri(path), json);
     }
 
-    /** A JSON POST to an absolute URI (a service other than the test's default one). */
+    /** A JSON POST to an absolute URI (a service other than the test's default one), with the staff token. */
     public static HttpRequest.Builder post(URI uri, String json) {
-        return HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json));
+        return post(uri, json, Tokens.staff());
+    }
+
+    /** A JSON POST with this Authorization header (null: none). */
+    public static HttpRequest.Builder post(String path, String json, String authorization) {
+        return post(uri(path), json, authorization);
+    }
+
+    private static HttpRequest.Builder post(URI uri, String json, String authorization) {
+        return request("POST", uri, json, authorization);
+    }
+
+    /** A GET with this Authorization header (null: none). */
+    public static HttpRequest get(String path, String authorization) {
+        return request("GET", uri(path), null, authorization).build();
+    }
+
+    /** Any request to the service: a JSON body (null: none) and this Authorization header (null: none). */
+    public static HttpRequest request(String method, String path, String json, String authorization) {
+        return request(method, uri(path), json, authorization).build();
+    }
+
+    private static HttpRequest.Builder request(String method, URI uri, String json, String authorization) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30));
+        if (json != null) {
+            request.header("Content-Type", "application/json");
+        }
+        request.method(method, json == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofString(json));
+        return authorized(request, authorization);
+    }
+
+    private static HttpRequest.Builder authorized(HttpRequest.Builder request, String authorization) {
+        return authorization == null ? request : request.header("Authorization", authorization);
     }
 
     /** Status of a {@link Reply} that never came: the connection was refused or broke, or the client timed out. */
@@ -56,9 +93,9 @@ public final class Http {
             HttpResponse<String> response = CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
             return new Reply(response.statusCode(), response.body(),
                     response.headers().firstValue("Content-Type").orElse(""),
-                    (System.nanoTime() - start) / 1_000_000);
+                    (System.nanoTime() - start) / 1_000_000, response.headers());
         } catch (java.io.IOException e) {
-            return new Reply(NO_ANSWER, e.toString(), "", (System.nanoTime() - start) / 1_000_000);
+            return new Reply(NO_ANSWER, e.toString(), "", (System.nanoTime() - start) / 1_000_000, null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

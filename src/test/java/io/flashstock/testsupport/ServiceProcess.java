@@ -98,6 +98,9 @@ public final class ServiceProcess implements AutoCloseable {
         command.add("-Xmx512m");
         command.add("-Dquarkus.http.port=" + port);
         command.add("-Dquarkus.http.host=127.0.0.1");
+        // The tests' token issuer and key; a production profile has none of its own and would not start without.
+        command.add("-Dmp.jwt.verify.issuer=" + Tokens.ISSUER);
+        command.add("-Dmp.jwt.verify.publickey=" + Tokens.PUBLIC_KEY);
         settings.forEach((key, value) -> command.add("-D" + key + "=" + value));
         command.add("-jar");
         command.add(JAR.toString());

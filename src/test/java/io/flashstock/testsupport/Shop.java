@@ -1,6 +1,6 @@
 package io.flashstock.testsupport;
 
-import static io.restassured.RestAssured.given;
+import static io.flashstock.testsupport.Api.given;
 import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;

@@ -1,11 +1,13 @@
 package io.flashstock.web;
 
-import static io.restassured.RestAssured.given;
+import static io.flashstock.testsupport.Api.given;
+import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URL;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,9 +17,12 @@ import java.util.TreeSet;
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.testsupport.LocalServersResource;
+import io.flashstock.testsupport.Tokens;
 import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
@@ -56,12 +61,19 @@ class OpenApiDocumentTest {
             "post /orders/{orderId}/cancel", answers("200", "404", "order-not-found", "409", "order-not-reserved",
                     "503", "unavailable,outcome-unknown"));
 
+    /** The document is served on the management port, not with the API. */
+    @TestHTTPResource(value = "/openapi", management = true)
+    URL openapi;
+
+    @TestHTTPResource(value = "/swagger-ui/", management = true)
+    URL swaggerUi;
+
     private String raw;
     private Map<String, Object> document;
 
     @BeforeEach
     void fetch() {
-        Response response = given().accept(ContentType.JSON).get("/q/openapi?format=json");
+        Response response = RestAssured.given().accept(ContentType.JSON).get(openapi + "?format=json");
         response.then().statusCode(200);
         raw = response.asString();
         document = response.jsonPath().getMap("");
@@ -124,6 +136,9 @@ class OpenApiDocumentTest {
         String sku = "oas-" + System.nanoTime();
         assertSameProblem(given().get("/items/" + sku), "get /items/{sku}", "item-not-found", false);
         assertSameProblem(given().get("/items/bad%20sku"), "get /items/{sku}", "invalid-request", true);
+        assertSameProblem(RestAssured.given().get("/items/" + sku), "get /items/{sku}", "unauthenticated", true);
+        assertSameProblem(RestAssured.given().header("Authorization", Tokens.bearer("u-1", "buyer"))
+                .contentType(ContentType.JSON).body("{}").post("/items"), "post /items", "forbidden", true);
         assertSameProblem(given().accept(ContentType.TEXT).get("/items/" + sku), "get /items/{sku}", "not-acceptable",
                 true);
         assertSameProblem(given().contentType(ContentType.TEXT).body("x").post("/items"), "post /items",
@@ -144,7 +159,24 @@ class OpenApiDocumentTest {
 
     @Test
     void swaggerUiIsServed() {
-        given().get("/q/swagger-ui/").then().statusCode(200).contentType(ContentType.HTML);
+        RestAssured.given().get(swaggerUi).then().statusCode(200).contentType(ContentType.HTML);
+    }
+
+    /**
+     * Neither the description nor the metrics are reachable where the API is served; the metrics count each refusal
+     * by its code.
+     */
+    @Test
+    void managementEndpointsAreNotServedWithTheApi() {
+        for (String path : List.of("/q/openapi", "/q/metrics", "/q/swagger-ui/")) {
+            RestAssured.given().get(path).then().statusCode(404);
+        }
+        RestAssured.given().get("/items/metrics-probe").then().statusCode(401);
+        RestAssured.given().header("Authorization", Tokens.bearer("u-1", "buyer")).contentType(ContentType.JSON)
+                .body("{}").post("/items").then().statusCode(403);
+        RestAssured.given().get(openapi.toString().replace("/openapi", "/metrics")).then().statusCode(200)
+                .body(containsString("flashstock_refusals_total{code=\"unauthenticated\"}"))
+                .body(containsString("flashstock_refusals_total{code=\"forbidden\"}"));
     }
 
     private void assertSameProblem(Response real, String operation, String code, boolean sameDetail) {
@@ -196,6 +228,8 @@ class OpenApiDocumentTest {
             boolean success = status.startsWith("2");
             answers.put(status, success ? List.of() : List.of(statusesAndCodes[++i].split(",")));
         }
+        answers.putIfAbsent("401", List.of("unauthenticated"));
+        answers.putIfAbsent("403", List.of("forbidden"));
         answers.putIfAbsent("406", List.of("not-acceptable"));
         answers.putIfAbsent("500", List.of("internal-error"));
         answers.putIfAbsent("503", List.of("unavailable"));

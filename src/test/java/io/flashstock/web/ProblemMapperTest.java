@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /** The problem mapping without Quarkus: codes, statuses, Retry-After, and no internals in any body. */
 class ProblemMapperTest {
 
-    private final ProblemMapper mapper = new ProblemMapper("urn:flashstock:problem:", 2);
+    private final ProblemMapper mapper = new ProblemMapper("urn:flashstock:problem:", 2, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
 
     @Test
     void domainOutcomesKeepTheirCodeAndDetail() {

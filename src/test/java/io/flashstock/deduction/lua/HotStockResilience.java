@@ -1,11 +1,11 @@
 package io.flashstock.deduction.lua;
 
+import static io.flashstock.testsupport.Api.given;
 import static io.flashstock.testsupport.Shop.assertCounters;
 import static io.flashstock.testsupport.Shop.byStatus;
 import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
 import static io.flashstock.testsupport.Shop.purchase;
-import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
