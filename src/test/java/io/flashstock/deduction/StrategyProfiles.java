@@ -3,6 +3,7 @@ package io.flashstock.deduction;
 import java.util.Map;
 
 import io.flashstock.redis.RedisLock;
+import io.flashstock.testsupport.Tokens;
 import io.quarkus.test.junit.QuarkusTestProfile;
 
 /** One test profile per strategy: the same contract suite runs against each. */
@@ -11,9 +12,18 @@ public final class StrategyProfiles {
     private StrategyProfiles() {
     }
 
-    /** Settings every strategy test shares: a fast expiry job so expiry is observable from outside. */
+    /**
+     * Settings every strategy test shares: a fast expiry job so expiry is observable from outside, and the tests'
+     * token issuer and key (the jar of the {@code *IT}s runs the prod profile, which has none).
+     */
     static Map<String, String> common(String strategy) {
-        return Map.of("flashstock.strategy", strategy, "flashstock.expiry.interval", "1s");
+        Map<String, String> settings = new java.util.HashMap<>(Tokens.verification());
+        settings.put("flashstock.strategy", strategy);
+        settings.put("flashstock.expiry.interval", "1s");
+        // The *IT jar listens on a random API port: the management port must be random too (not 9000), or the
+        // HTTP metrics of the two servers get different tag keys, which Prometheus refuses, and one never listens.
+        settings.put("quarkus.management.port", "0");
+        return settings;
     }
 
     public static class DbOptimistic implements QuarkusTestProfile {

@@ -12,6 +12,7 @@ import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -23,8 +24,14 @@ public final class Tokens {
 
     /** The issuer the test profile trusts ({@code %test.mp.jwt.verify.issuer}). */
     public static final String ISSUER = "https://issuer.flashstock.test";
-    /** Its public key, as ServiceProcess passes it to a jar started with a production profile. */
-    public static final String PUBLIC_KEY = resource("/jwt/publicKey.pem").replaceAll("-----[A-Z ]+-----|\\s", "");
+    /**
+     * What a service needs to trust these tokens: a jar started by the integration tests runs a production profile
+     * without the test resources on its class path, and would not start without them.
+     */
+    public static Map<String, String> verification() {
+        return Map.of("mp.jwt.verify.issuer", ISSUER, "mp.jwt.verify.publickey.location",
+                Tokens.class.getResource("/jwt/publicKey.pem").toString());
+    }
 
     private static final PrivateKey KEY = privateKey(resource("/jwt/privateKey.pem"));
     private static final String STAFF = "Bearer " + token("staff", List.of("admin", "shop", "payment"));
