@@ -8,7 +8,8 @@
 -- KEYS[5] fs:{sku}:idem:<Idempotency-Key>  string "orderId fingerprint createdAt expiresAt" (unused without a key)
 -- KEYS[6] fs:{sku}:void:<orderId>  tombstone: the caller gave up on this order id (timeout); never run it then
 -- ARGV[1] orderId   ARGV[2] userId   ARGV[3] quantity   ARGV[4] request fingerprint, '' without a key
--- ARGV[5] createdAt (epoch s)   ARGV[6] expiresAt (epoch s)   ARGV[7] Idempotency-Key TTL (s)
+-- ARGV[5] createdAt (epoch s)   ARGV[6] expiresAt (epoch s) with the service's default TTL; an item with a TTL of
+--         its own (hash field 'ttl', seconds) expires at createdAt + ttl instead   ARGV[7] Idempotency-Key TTL (s)
 -- ARGV[8] Idempotency-Key, '' without one   ARGV[9] id of the pod that answers
 -- ARGV[10] 'OWN' (write-through): the answering pod's request takes its entry at once (consumer ARGV[9]), so no
 --          relay can read it while the request persists it; '' (write-behind): the relays read it
@@ -16,7 +17,7 @@
 -- ARGV[12] the hot-stock generation the pod knows: an item warmed under another one is 'STALE' (Redis lost data, or
 --          a pod of another strategy changed MySQL since): the pod rebuilds it from MySQL, or learns the new generation
 -- The sale window (fields 'starts', 'ends': epoch ms, 0 none; 'paused') is judged by Redis's clock, one for all pods.
--- Returns {'OK', streamEntryId, epoch, available, seq} | {'REPLAY', orderId, createdAt, expiresAt} | {'KEY_REUSED'}
+-- Returns {'OK', streamEntryId, epoch, available, seq, expiresAt} | {'REPLAY', orderId, createdAt, expiresAt} | {'KEY_REUSED'}
 --       | {'PAUSED'} | {'NOT_STARTED', ms to the start} | {'ENDED'}
 --       | {'SOLD_OUT', available, seq} | {'LIMIT', limit} | {'BUSY'} (the stream is full: the relays lag behind)
 --       | {'COLD'} (no stock hash: never warmed, or Redis lost it) | {'STALE'} | {'VOID'}
@@ -39,7 +40,8 @@ if fingerprint ~= '' then
   end
 end
 local quantity = tonumber(ARGV[3])
-local counters = redis.call('HMGET', KEYS[1], 'available', 'limit', 'epoch', 'gen', 'seq', 'paused', 'starts', 'ends')
+local counters = redis.call('HMGET', KEYS[1], 'available', 'limit', 'epoch', 'gen', 'seq', 'paused', 'starts', 'ends',
+  'ttl')
 if counters[4] ~= ARGV[12] then
   return {'STALE'}
 end
@@ -59,6 +61,11 @@ if starts > 0 or ends > 0 then
   end
 end
 local epoch = counters[3] or ''
+local ttl = tonumber(counters[9] or '0')
+local expires = ARGV[6]
+if ttl > 0 then
+  expires = tostring(tonumber(ARGV[5]) + ttl)
+end
 local available = tonumber(counters[1])
 if available < quantity then
   return {'SOLD_OUT', available, counters[5]}
@@ -82,13 +89,13 @@ if redis.call('EXISTS', KEYS[4]) == 0 then
   redis.call('XGROUP', 'CREATE', KEYS[4], 'relay', '0', 'MKSTREAM')
 end
 local entry = redis.call('XADD', KEYS[4], '*', 'id', ARGV[1], 'user', ARGV[2], 'qty', quantity,
-  'key', ARGV[8], 'fp', fingerprint, 'created', ARGV[5], 'expires', ARGV[6], 'pod', ARGV[9], 'ep', epoch)
+  'key', ARGV[8], 'fp', fingerprint, 'created', ARGV[5], 'expires', expires, 'pod', ARGV[9], 'ep', epoch)
 if ARGV[10] == 'OWN' then
   -- Every write-through purchase takes what is new, so what is new now is this entry alone.
   redis.call('XREADGROUP', 'GROUP', 'relay', ARGV[9], 'COUNT', '100', 'STREAMS', KEYS[4], '>')
 end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2] .. ' ' .. quantity .. ' ' .. entry)
 if fingerprint ~= '' then
-  redis.call('SET', KEYS[5], ARGV[1] .. ' ' .. fingerprint .. ' ' .. ARGV[5] .. ' ' .. ARGV[6], 'EX', ARGV[7])
+  redis.call('SET', KEYS[5], ARGV[1] .. ' ' .. fingerprint .. ' ' .. ARGV[5] .. ' ' .. expires, 'EX', ARGV[7])
 end
-return {'OK', entry, epoch, available, seq}
+return {'OK', entry, epoch, available, seq, expires}

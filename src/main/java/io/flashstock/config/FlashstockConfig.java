@@ -23,6 +23,18 @@ public interface FlashstockConfig {
     @WithDefault("15m")
     Duration reservationTtl();
 
+    /**
+     * The longest a reservation may last, counted from the purchase: {@code POST /orders/{id}/extend} never moves an
+     * order's expiry beyond its creation plus this (never below {@code reservation-ttl}).
+     */
+    @WithDefault("2h")
+    Duration reservationMaxTtl();
+
+    /** The longest any reservation lasts from its purchase: {@link #reservationMaxTtl()}, never below the default. */
+    default Duration reservationCap() {
+        return reservationMaxTtl().compareTo(reservationTtl()) < 0 ? reservationTtl() : reservationMaxTtl();
+    }
+
     /** Largest quantity a single purchase may ask for; larger requests get 400 {@code invalid-request}. */
     @WithDefault("10")
     int maxQuantityPerRequest();

@@ -4,12 +4,15 @@ import io.flashstock.web.InputRules;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Positive;
 import jakarta.validation.constraints.PositiveOrZero;
 import jakarta.validation.constraints.Size;
 
 /**
  * Body of {@code POST /items}. {@code perUserLimit} absent or 0 means no limit; {@code startsAt}, {@code endsAt} and
- * {@code paused} set the sale window as {@link SaleRequest} does.
+ * {@code paused} set the sale window as {@link SaleRequest} does. {@code reservationTtlSeconds}: how long a RESERVED
+ * order of this item holds its units (absent: {@code flashstock.reservation-ttl}; at most
+ * {@code flashstock.reservation-max-ttl}).
  */
 public record CreateItemRequest(
         @NotNull @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
@@ -18,7 +21,8 @@ public record CreateItemRequest(
         @PositiveOrZero Integer perUserLimit,
         java.time.Instant startsAt,
         java.time.Instant endsAt,
-        Boolean paused) {
+        Boolean paused,
+        @Positive Integer reservationTtlSeconds) {
 
     /** The sale window asked for (none: on sale from creation); 400 when it ends before it starts. */
     public SaleWindow window() {

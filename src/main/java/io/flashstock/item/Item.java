@@ -63,6 +63,10 @@ public class Item extends PanacheEntityBase {
     @Column(name = "paused", nullable = false)
     public boolean paused;
 
+    /** Seconds a RESERVED order of this item holds its units; null: the service's default. */
+    @Column(name = "reservation_ttl_seconds")
+    public Integer reservationTtlSeconds;
+
     @Column(name = "created_at", nullable = false, updatable = false)
     public Instant createdAt;
 
@@ -75,6 +79,11 @@ public class Item extends PanacheEntityBase {
 
     public SaleWindow saleWindow() {
         return new SaleWindow(saleStartsAt, saleEndsAt, paused);
+    }
+
+    /** How long a new order of this item holds its units: its own TTL, else {@code defaultTtl}. */
+    public java.time.Duration reservationTtl(java.time.Duration defaultTtl) {
+        return reservationTtlSeconds == null ? defaultTtl : java.time.Duration.ofSeconds(reservationTtlSeconds);
     }
 
     /** Sets the item's sale window; bumps the version, so that the hot stock's mirror applies the newest. Rows. */

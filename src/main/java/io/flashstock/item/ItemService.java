@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.flashstock.db.CommitLookup;
 import io.flashstock.db.DbErrors;
+import io.flashstock.config.FlashstockConfig;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.support.Timestamps;
@@ -19,10 +20,12 @@ public class ItemService {
 
     private final StockMirror mirror;
     private final Availability availability;
+    private final long maxReservationSeconds;
 
-    ItemService(StockMirror mirror, Availability availability) {
+    ItemService(StockMirror mirror, Availability availability, FlashstockConfig config) {
         this.mirror = mirror;
         this.availability = availability;
+        this.maxReservationSeconds = config.reservationCap().toSeconds();
     }
 
     /** Creates the item; once committed, the mirror (redis-lua) warms its hot stock. */
@@ -34,6 +37,10 @@ public class ItemService {
 
     private ItemView insert(CreateItemRequest request) {
         SaleWindow window = request.window();
+        if (request.reservationTtlSeconds() != null && request.reservationTtlSeconds() > maxReservationSeconds) {
+            throw FlashstockException.invalid("reservationTtlSeconds: must be at most " + maxReservationSeconds
+                    + " (flashstock.reservation-max-ttl)");
+        }
         if (Item.findById(request.sku()) != null) {
             throw FlashstockException.itemExists(request.sku());
         }
@@ -47,6 +54,7 @@ public class ItemService {
         item.saleStartsAt = window.startsAt();
         item.saleEndsAt = window.endsAt();
         item.paused = window.paused();
+        item.reservationTtlSeconds = request.reservationTtlSeconds();
         item.createdAt = now;
         item.updatedAt = now;
         item.persist();

@@ -3,20 +3,22 @@ package io.flashstock.item;
 import java.time.Instant;
 
 /**
- * An item as the REST contract shows it: {@code stock == available + reserved + sold}, and its sale window
- * ({@code saleStartsAt}/{@code saleEndsAt} null: no bound).
+ * An item as the REST contract shows it: {@code stock == available + reserved + sold}, its sale window
+ * ({@code saleStartsAt}/{@code saleEndsAt} null: no bound), and its own reservation TTL (null: the default).
  */
 public record ItemView(String sku, String name, int stock, int available, int reserved, int sold,
-        int perUserLimit, long version, Instant saleStartsAt, Instant saleEndsAt, boolean paused) {
+        int perUserLimit, long version, Instant saleStartsAt, Instant saleEndsAt, boolean paused,
+        Integer reservationTtlSeconds) {
 
     public static ItemView of(Item item) {
         return new ItemView(item.sku, item.name, item.stock, item.available, item.reserved, item.sold,
-                item.perUserLimit, item.version, item.saleStartsAt, item.saleEndsAt, item.paused);
+                item.perUserLimit, item.version, item.saleStartsAt, item.saleEndsAt, item.paused,
+                item.reservationTtlSeconds);
     }
 
     /** The same item with other counters (the hot stock's). */
     public ItemView withCounters(int stock, int available, int reserved, int sold) {
         return new ItemView(sku, name, stock, available, reserved, sold, perUserLimit, version, saleStartsAt,
-                saleEndsAt, paused);
+                saleEndsAt, paused, reservationTtlSeconds);
     }
 }

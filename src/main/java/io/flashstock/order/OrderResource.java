@@ -5,6 +5,9 @@ import io.flashstock.access.Roles;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.web.InputRules;
 import jakarta.annotation.security.RolesAllowed;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -48,6 +51,20 @@ public class OrderResource {
     @RolesAllowed({ Roles.SHOP, Roles.BUYER })
     public OrderView cancel(@RestPath String orderId) {
         return orders.cancel(checked(orderId), caller.orderOwner());
+    }
+
+    /**
+     * Keeps a RESERVED order at least {@code seconds} from now, within {@code flashstock.reservation-max-ttl} of its
+     * purchase: 200 with the new {@code expiresAt}; 409 {@code order-not-reserved} once it is no longer RESERVED.
+     * Safe to repeat. A buyer extends only its own orders.
+     */
+    @POST
+    @Path("/extend")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({ Roles.SHOP, Roles.PAYMENT, Roles.BUYER })
+    public OrderView extend(@RestPath String orderId,
+            @NotNull(message = "a JSON body is required") @Valid ExtendRequest request) {
+        return orders.extend(checked(orderId), request.seconds(), caller.orderOwner());
     }
 
     /** Ids are issued by us; anything that is not one cannot name an order. */

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
+import io.flashstock.config.FlashstockConfig;
 import io.flashstock.db.CommitLookup;
 import io.flashstock.db.ConflictRetry;
 import io.flashstock.db.DbErrors;
@@ -37,11 +38,13 @@ public class OrderService {
     private final ConflictRetry retry;
     private final StockMirror mirror;
     private final Availability availability;
+    private final Duration maxTtl;
 
-    OrderService(ConflictRetry retry, StockMirror mirror, Availability availability) {
+    OrderService(ConflictRetry retry, StockMirror mirror, Availability availability, FlashstockConfig config) {
         this.retry = retry;
         this.mirror = mirror;
         this.availability = availability;
+        this.maxTtl = config.reservationCap();
     }
 
     public OrderView get(String orderId) {
@@ -82,6 +85,41 @@ public class OrderService {
         }
         return move(orderId, OrderStatus.CANCELLED, StockEvent.Kind.RETURNED, Item::returnReserved,
                 status -> status != OrderStatus.CONFIRMED, "cancelled");
+    }
+
+    /**
+     * Keeps a RESERVED order at least {@code seconds} from now: its expiry moves to now + seconds if that is later,
+     * capped at its creation + {@code reservation-max-ttl}; it is never shortened, so repeating the call (after a lost
+     * answer, say) changes nothing more. One conditional update on a RESERVED row: the expiry job, which claims due
+     * rows with {@code FOR UPDATE SKIP LOCKED}, either expired the order first (409 {@code order-not-reserved}) or
+     * finds it no longer due. An order of someone other than {@code owner} (when present) is 404.
+     */
+    public OrderView extend(String orderId, int seconds, Optional<String> owner) {
+        if (seconds > maxTtl.toSeconds()) {
+            throw FlashstockException.invalid("seconds: must be at most " + maxTtl.toSeconds()
+                    + " (flashstock.reservation-max-ttl)");
+        }
+        if (owner.isPresent()) {
+            get(orderId, owner);
+        } else {
+            persistIfPending(orderId);
+        }
+        return retry.inNewTransactions(() -> {
+            PurchaseOrder order = find(orderId);
+            Instant now = Timestamps.now();
+            Instant latest = order.createdAt.plus(maxTtl);
+            Instant wanted = now.plusSeconds(seconds);
+            Instant until = wanted.isAfter(latest) ? latest : wanted;
+            if (order.status == OrderStatus.RESERVED && until.isAfter(order.expiresAt)) {
+                PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where id = ?3 and status = ?4", until, now,
+                        orderId, OrderStatus.RESERVED);
+                PurchaseOrder.getEntityManager().refresh(order);
+            }
+            if (order.status != OrderStatus.RESERVED) {
+                throw FlashstockException.orderNotReserved(orderId, order.status, "extended");
+            }
+            return OrderView.of(order);
+        });
     }
 
     /** How an item's counters follow an order's transition (one of {@link Item}'s counter changes). */

@@ -90,7 +90,9 @@ public class ProblemDocumentation implements OASFilter {
                     IDEMPOTENCY_KEY_REUSED, TOO_MANY_REQUESTS, OUTCOME_UNKNOWN),
             "GET /orders/{orderId}", List.of(ORDER_NOT_FOUND),
             "POST /orders/{orderId}/confirm", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN),
-            "POST /orders/{orderId}/cancel", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN));
+            "POST /orders/{orderId}/cancel", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN),
+            "POST /orders/{orderId}/extend", List.of(INVALID_REQUEST, ORDER_NOT_FOUND, ORDER_NOT_RESERVED,
+                    PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE));
 
     /**
      * What any operation can answer: no valid bearer token (401) or a role that may not call it (403), an Accept
@@ -207,6 +209,7 @@ public class ProblemDocumentation implements OASFilter {
         return switch (code) {
             case INVALID_REQUEST -> instance.endsWith("/purchases")
                     ? "quantity: must be at most " + maxQuantity + " per purchase"
+                    : instance.endsWith("/extend") ? "seconds: must be greater than or equal to 1"
                     : "sku: " + InputRules.SKU_MESSAGE;
             case NOT_FOUND, METHOD_NOT_ALLOWED, NOT_ACCEPTABLE, UNSUPPORTED_MEDIA_TYPE ->
                 ProblemMapper.statusDetail(code.status());
@@ -219,7 +222,8 @@ public class ProblemDocumentation implements OASFilter {
             case PURCHASE_LIMIT -> FlashstockException.purchaseLimit(SKU, 2).getMessage();
             case ORDER_NOT_RESERVED -> instance.endsWith("/cancel")
                     ? FlashstockException.orderNotReserved(ORDER_ID, "CONFIRMED", "cancelled").getMessage()
-                    : FlashstockException.orderNotReserved(ORDER_ID, "CANCELLED", "confirmed").getMessage();
+                    : FlashstockException.orderNotReserved(ORDER_ID, "CANCELLED",
+                            instance.endsWith("/extend") ? "extended" : "confirmed").getMessage();
             case REQUEST_IN_PROGRESS -> FlashstockException.requestInProgress().getMessage();
             case PAYLOAD_TOO_LARGE -> BodyLimit.tooLarge(maxBodySize);
             case IDEMPOTENCY_KEY_REUSED -> FlashstockException.keyReused().getMessage();

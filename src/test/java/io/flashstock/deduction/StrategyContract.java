@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -548,6 +549,84 @@ public abstract class StrategyContract {
         assertEquals(1, Db.orderCount(sku));
         assertEquals(200, call("GET", "/q/health/live", null, null).status(), "liveness needs no token");
         assertEquals(200, call("GET", "/q/health/ready", null, null).status(), "readiness needs no token");
+    }
+
+    /**
+     * An extended order outlives its old expiry; the expiry never shrinks and never passes the purchase plus
+     * {@code reservation-max-ttl} (2 h by default); only RESERVED orders extend; buyers only their own.
+     */
+    @Test
+    void extendedReservationsOutliveTheirOldExpiry() throws InterruptedException {
+        String sku = newSku("extend");
+        createItem(sku, 4, 0);
+        String buyer = "u-" + UUID.randomUUID().toString().substring(0, 8);
+        Reply bought = call("POST", "/items/" + sku + "/purchases", "{\"quantity\":2}", Tokens.bearer(buyer, "buyer"));
+        assertEquals(201, bought.status(), bought.body());
+        String orderId = JsonPath.from(bought.body()).getString("orderId");
+        String other = buy(sku, "not-extended", 1);
+        assertCounters(sku, 4, 1, 3, 0); // both in MySQL (write-behind stores them a moment after the 201)
+        Db.expireIn(orderId, 2);
+        Db.expireIn(other, 2);
+
+        Reply extended = call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":60}",
+                Tokens.bearer(buyer, "buyer"));
+        assertEquals(200, extended.status(), extended.body());
+        Instant expiresAt = Instant.parse(JsonPath.from(extended.body()).getString("expiresAt"));
+        Instant createdAt = Instant.parse(JsonPath.from(extended.body()).getString("createdAt"));
+        assertTrue(expiresAt.isAfter(Instant.now().plusSeconds(50)), "about a minute from now: " + expiresAt);
+        Reply shorter = call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":5}", PAYMENT);
+        assertEquals(expiresAt, Instant.parse(JsonPath.from(shorter.body()).getString("expiresAt")),
+                "never shortened");
+        Reply capped = call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":7200}", SHOP);
+        assertEquals(createdAt.plusSeconds(7200), Instant.parse(JsonPath.from(capped.body()).getString("expiresAt")),
+                "capped at the purchase + reservation-max-ttl");
+
+        assertRefused(call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":7201}", SHOP), 400,
+                "invalid-request", "beyond the cap");
+        assertRefused(call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":0}", SHOP), 400,
+                "invalid-request", "zero seconds");
+        assertRefused(call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":60}",
+                Tokens.bearer("someone-else", "buyer")), 404, "order-not-found", "another buyer's order");
+        assertRefused(call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":60}", ADMIN), 403, "forbidden",
+                "admin");
+
+        awaitStatus(other, "EXPIRED"); // the old expiry passed: the other order went, the extended one stays
+        assertEquals("RESERVED", given().get("/orders/" + orderId).then().extract().path("status"));
+        assertCounters(sku, 4, 2, 2, 0);
+        assertRefused(call("POST", "/orders/" + other + "/extend", "{\"seconds\":60}", SHOP), 409,
+                "order-not-reserved", "an expired order");
+        given().post("/orders/" + orderId + "/confirm").then().statusCode(200);
+        assertRefused(call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":60}", SHOP), 409,
+                "order-not-reserved", "a confirmed order");
+        assertCounters(sku, 4, 2, 0, 2);
+    }
+
+    /** An item's own reservation TTL sets its orders' expiry in every strategy; out-of-range TTLs are 400. */
+    @Test
+    void itemsKeepTheirOwnReservationTtl() throws InterruptedException {
+        String sku = newSku("ttl");
+        for (String ttl : List.of("0", "-5", "7201", "\"60\"")) {
+            assertRefused(call("POST", "/items", "{\"sku\":\"" + sku + "\",\"name\":\"TTL\",\"stock\":3,"
+                    + "\"reservationTtlSeconds\":" + ttl + "}", ADMIN), 400, "invalid-request", "TTL " + ttl);
+        }
+        Reply created = call("POST", "/items", "{\"sku\":\"" + sku + "\",\"name\":\"TTL\",\"stock\":3,"
+                + "\"reservationTtlSeconds\":3}", ADMIN);
+        assertEquals(201, created.status(), created.body());
+        assertEquals(3, JsonPath.from(created.body()).getInt("reservationTtlSeconds"));
+        assertEquals(3, item(sku).getInt("reservationTtlSeconds"));
+
+        Response bought = purchase(sku, "short-hold", 2, null);
+        bought.then().statusCode(201);
+        Instant createdAt = Instant.parse(bought.jsonPath().getString("createdAt"));
+        Instant expiresAt = Instant.parse(bought.jsonPath().getString("expiresAt"));
+        long seconds = java.time.Duration.between(createdAt, expiresAt).toSeconds();
+        assertTrue(seconds >= 2 && seconds <= 3, "expires about 3 s after the purchase: " + createdAt + " " + expiresAt);
+        String orderId = bought.jsonPath().getString("orderId");
+        assertEquals(expiresAt.toString(), Instant.parse(given().get("/orders/" + orderId).then().statusCode(200)
+                .extract().path("expiresAt")).toString(), "MySQL holds the same expiry");
+
+        awaitStatus(orderId, "EXPIRED");
+        assertCounters(sku, 3, 3, 0, 0);
     }
 
     protected static void assertProblem(Response response, int status, String code, String what) {

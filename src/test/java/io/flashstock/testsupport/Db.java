@@ -102,6 +102,15 @@ public final class Db {
         }
     }
 
+    /** Moves a RESERVED order's expiry to {@code seconds} from now (MySQL's clock, which the expiry job uses). */
+    public static void expireIn(String orderId, int seconds) {
+        int changed = update("UPDATE purchase_order SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? SECOND WHERE id = ?",
+                seconds, orderId);
+        if (changed != 1) {
+            throw new IllegalStateException("order " + orderId + " is not in MySQL");
+        }
+    }
+
     public static int update(String sql, Object... params) {
         try (Connection c = connect(); PreparedStatement s = c.prepareStatement(sql)) {
             bind(s, params);

@@ -59,7 +59,9 @@ class OpenApiDocumentTest {
             "post /orders/{orderId}/confirm", answers("200", "404", "order-not-found", "409", "order-not-reserved",
                     "503", "unavailable,outcome-unknown"),
             "post /orders/{orderId}/cancel", answers("200", "404", "order-not-found", "409", "order-not-reserved",
-                    "503", "unavailable,outcome-unknown"));
+                    "503", "unavailable,outcome-unknown"),
+            "post /orders/{orderId}/extend", answers("200", "400", "invalid-request", "404", "order-not-found",
+                    "409", "order-not-reserved", "413", "payload-too-large", "415", "unsupported-media-type"));
 
     /** The document is served on the management port, not with the API. */
     @TestHTTPResource(value = "/openapi", management = true)

@@ -166,7 +166,7 @@ public class RedisLockStrategy implements DeductionStrategy {
         Item item = DbPurchase.item(command.sku());
         DbPurchase.checkWindow(item); // refused: the rollback gives the reserved units back
         DbPurchase.checkLimit(item, command, DbPurchase.unitsHeld(item, command.userId()));
-        PurchaseOrder order = DbPurchase.insertOrder(command, now, reservationTtl);
+        PurchaseOrder order = DbPurchase.insertOrder(command, now, item.reservationTtl(reservationTtl));
         return new PurchaseOutcome(OrderView.of(order), false);
     }
 

@@ -123,8 +123,9 @@ public class HotStock {
         }
         PurchaseReply code = PurchaseReply.parse(reply.get(0).toString());
         return switch (code) {
-            case OK -> new Decision(code, reply.get(1).toString(), orderId, createdAt, expiresAt, 0,
-                    reply.get(2).toString(), reply.get(3).toInteger(), reply.get(4).toLong());
+            case OK -> new Decision(code, reply.get(1).toString(), orderId, createdAt,
+                    Instant.ofEpochSecond(reply.get(5).toLong()), 0, reply.get(2).toString(),
+                    reply.get(3).toInteger(), reply.get(4).toLong());
             case REPLAY -> new Decision(code, null, reply.get(1).toString(),
                     Instant.ofEpochSecond(reply.get(2).toLong()), Instant.ofEpochSecond(reply.get(3).toLong()), 0, null,
                     -1, -1);

@@ -203,7 +203,8 @@ public class HotStockWarmer {
                             Integer.toString(snapshot.reserved()), Integer.toString(snapshot.sold()),
                             Integer.toString(snapshot.perUserLimit()), Long.toString(snapshot.version()), current,
                             RedisKeys.unitsBackChannel(), SaleFields.millis(snapshot.window().startsAt()),
-                            SaleFields.millis(snapshot.window().endsAt()), SaleFields.flag(snapshot.window().paused())));
+                            SaleFields.millis(snapshot.window().endsAt()), SaleFields.flag(snapshot.window().paused()),
+                            Integer.toString(snapshot.reservationTtlSeconds())));
             LOG.debugf("Warmed %s: %s", sku, snapshot);
             return true;
         }

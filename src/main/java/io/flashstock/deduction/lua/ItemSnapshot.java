@@ -21,7 +21,7 @@ import io.flashstock.order.PurchaseOrder;
  * {@link #version()}.
  */
 record ItemSnapshot(int stock, int available, int reserved, int sold, int perUserLimit, long version, SaleWindow window,
-        Map<String, String> held, Map<String, String> users, Map<String, String> idempotencyKeys, Map<String, Long> idempotencyKeyTtls) {
+        int reservationTtlSeconds, Map<String, String> held, Map<String, String> users, Map<String, String> idempotencyKeys, Map<String, Long> idempotencyKeyTtls) {
 
     /** The item's snapshot, or {@code null} when it does not exist. */
     static ItemSnapshot load(String sku, Duration idempotencyTtl) {
@@ -63,10 +63,11 @@ record ItemSnapshot(int stock, int available, int reserved, int sold, int perUse
                     keyTtls.put((String) row[0],
                             Math.max(1, Duration.between(now, created.plus(idempotencyTtl)).toSeconds()));
                 });
-        SaleWindow window = Item.<Item>findById(sku).saleWindow(); // same transaction, row share-locked above
+        Item entity = Item.findById(sku); // same transaction, row share-locked above
         return new ItemSnapshot(((Number) item[0]).intValue(), ((Number) item[1]).intValue(),
                 ((Number) item[2]).intValue(), ((Number) item[3]).intValue(), limit, ((Number) item[5]).longValue(),
-                window, held, users, keys, keyTtls);
+                entity.saleWindow(), entity.reservationTtlSeconds == null ? 0 : entity.reservationTtlSeconds, held,
+                users, keys, keyTtls);
     }
 
     /**

@@ -150,7 +150,7 @@ public class DbOptimisticStrategy implements DeductionStrategy {
                 DbPurchase.check(item, command, held);
                 item.reserve(command.quantity(), now);
                 heldByUser.put(command.userId(), held + command.quantity());
-                PurchaseOrder order = DbPurchase.newOrder(command, now, reservationTtl);
+                PurchaseOrder order = DbPurchase.newOrder(command, now, item.reservationTtl(reservationTtl));
                 if (command.hasIdempotencyKey()) {
                     byKey.put(command.idempotencyKey(), order);
                 }
