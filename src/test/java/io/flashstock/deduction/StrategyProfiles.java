@@ -20,8 +20,7 @@ public final class StrategyProfiles {
         Map<String, String> settings = new java.util.HashMap<>(Tokens.verification());
         settings.put("flashstock.strategy", strategy);
         settings.put("flashstock.expiry.interval", "1s");
-        // The *IT jar listens on a random API port: the management port must be random too (not 9000), or the
-        // HTTP metrics of the two servers get different tag keys, which Prometheus refuses, and one never listens.
+        // A management port of its own, not 9000, which another service on the machine may hold.
         settings.put("quarkus.management.port", "0");
         return settings;
     }

@@ -24,7 +24,7 @@ public final class ServiceProcess implements AutoCloseable {
     private final String name;
     private final Map<String, String> settings;
     private final int port;
-    /** The management port (metrics, OpenAPI): fixed like the API port, see {@link #launch()}. */
+    /** The management port (metrics, OpenAPI): one of its own, as two instances cannot share 9000. */
     private final int managementPort = Ports.free();
     private Process process;
 
@@ -100,9 +100,6 @@ public final class ServiceProcess implements AutoCloseable {
         command.add("-Xmx512m");
         command.add("-Dquarkus.http.port=" + port);
         command.add("-Dquarkus.http.host=127.0.0.1");
-        // Both ports fixed (or both 0): Quarkus tags the HTTP metrics of a server with a fixed port by it, and a
-        // fixed and a random port together make Prometheus refuse the second server's meters, which then never
-        // listens.
         command.add("-Dquarkus.management.port=" + managementPort);
         command.add("-Dquarkus.management.host=127.0.0.1");
         // The tests' token issuer and key; a production profile has none of its own and would not start without.
