@@ -1,0 +1,130 @@
+package io.flashstock.access;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.flashstock.testsupport.Tokens;
+import io.smallrye.jwt.auth.principal.DefaultJWTParser;
+import io.smallrye.jwt.auth.principal.JWTAuthContextInfo;
+import io.smallrye.jwt.auth.principal.ParseException;
+import org.eclipse.microprofile.jwt.JsonWebToken;
+import org.junit.jupiter.api.Test;
+
+/** A token is verified once and then remembered, never past its expiry or the TTL; refused tokens never are. */
+class VerifiedTokensTest {
+
+    /** smallrye-jwt's own parser with the test key, counting the verifications it does. */
+    private static final class CountingParser extends DefaultJWTParser {
+        final AtomicInteger verifications = new AtomicInteger();
+
+        CountingParser() {
+            super(context());
+        }
+
+        private static JWTAuthContextInfo context() {
+            JWTAuthContextInfo context = new JWTAuthContextInfo("jwt/publicKey.pem", Tokens.ISSUER);
+            context.setRequiredClaims(Set.of("sub", "groups")); // as smallrye.jwt.required.claims in the service
+            return context;
+        }
+
+        @Override
+        public JsonWebToken parse(String token) throws ParseException {
+            verifications.incrementAndGet();
+            return super.parse(token);
+        }
+    }
+
+    private final CountingParser parser = new CountingParser();
+    private Instant now = Instant.now();
+    private final Clock clock = new Clock() {
+        @Override
+        public java.time.ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    };
+
+    private VerifiedTokens tokens(int capacity, Duration ttl) {
+        return new VerifiedTokens(parser, capacity, ttl.toMillis(), clock);
+    }
+
+    @Test
+    void aTokenSeenAgainIsNotVerifiedAgainWithinTheTtl() throws Exception {
+        VerifiedTokens tokens = tokens(100, Duration.ofSeconds(60));
+        String token = Tokens.token("u-1", List.of("buyer"));
+        JsonWebToken first = tokens.parse(token);
+        assertSame(first, tokens.parse(token));
+        assertEquals(1, parser.verifications.get());
+        assertEquals("u-1", first.getSubject());
+
+        now = now.plusSeconds(61);
+        tokens.parse(token);
+        assertEquals(2, parser.verifications.get(), "after the TTL the token is verified again");
+    }
+
+    @Test
+    void aTokenIsNeverRememberedPastItsExpiry() throws Exception {
+        VerifiedTokens tokens = tokens(100, Duration.ofDays(1));
+        String token = Tokens.token("u-1", List.of("buyer")); // expires in an hour
+        tokens.parse(token);
+        now = now.plusSeconds(3601);
+        tokens.parse(token);
+        assertEquals(2, parser.verifications.get());
+    }
+
+    @Test
+    void refusedTokensAreRefusedEveryTimeAndNeverRemembered() {
+        VerifiedTokens tokens = tokens(100, Duration.ofSeconds(60));
+        for (Tokens.Bad bad : Tokens.Bad.values()) {
+            String token = Tokens.bearer(bad).substring("Bearer ".length());
+            assertThrows(ParseException.class, () -> tokens.parse(token), bad.name());
+            assertThrows(ParseException.class, () -> tokens.parse(token), bad.name() + " again");
+        }
+        assertEquals(0, tokens.size());
+        assertEquals(2 * Tokens.Bad.values().length, parser.verifications.get());
+    }
+
+    @Test
+    void aTokenDifferingInOneByteIsVerifiedFromScratch() throws Exception {
+        VerifiedTokens tokens = tokens(100, Duration.ofSeconds(60));
+        String token = Tokens.token("u-1", List.of("buyer"));
+        tokens.parse(token);
+        char last = token.charAt(token.length() - 1);
+        String tampered = token.substring(0, token.length() - 1) + (last == 'A' ? 'B' : 'A');
+        assertThrows(ParseException.class, () -> tokens.parse(tampered));
+        assertEquals(2, parser.verifications.get());
+    }
+
+    @Test
+    void theCacheStaysWithinItsSizeAndZeroTurnsItOff() throws Exception {
+        VerifiedTokens bounded = tokens(2, Duration.ofSeconds(60));
+        for (int i = 0; i < 5; i++) {
+            bounded.parse(Tokens.token("u-" + i, List.of("buyer")));
+        }
+        assertEquals(1, bounded.size(), "full of live tokens: started over, then took the fifth");
+
+        VerifiedTokens off = tokens(0, Duration.ofSeconds(60));
+        String token = Tokens.token("u-1", List.of("buyer"));
+        off.parse(token);
+        off.parse(token);
+        assertEquals(7, parser.verifications.get());
+    }
+}
