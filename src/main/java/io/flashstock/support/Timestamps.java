@@ -1,6 +1,8 @@
 package io.flashstock.support;
 
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 
 /**
@@ -15,5 +17,10 @@ public final class Timestamps {
 
     public static Instant now() {
         return Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    }
+
+    /** {@code instant} as MySQL's DATETIME holds it: UTC wall time (the session's time zone), for plain JDBC. */
+    public static LocalDateTime utc(Instant instant) {
+        return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
     }
 }
