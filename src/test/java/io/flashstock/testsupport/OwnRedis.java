@@ -26,18 +26,35 @@ public final class OwnRedis implements AutoCloseable {
 
     private final int port;
     private final Path dir;
+    /** Settings beyond the standalone, non-persistent ones (a cluster node's). */
+    private final List<String> extra;
     private Process process;
     private Object embedded;
 
-    private OwnRedis(int port, Path dir) {
+    private OwnRedis(int port, Path dir, List<String> extra) {
         this.port = port;
         this.dir = dir;
+        this.extra = extra;
     }
 
     /** Starts a new server on a free port and waits until it answers PING. */
     public static OwnRedis start() {
+        return start(false);
+    }
+
+    /**
+     * Starts a new server on a free port, with cluster mode on when {@code clusterNode} ({@link OwnRedisCluster} gives
+     * it slots): its node id and slots are kept in its folder's nodes.conf, so a {@link #restart()} brings the same
+     * node back, owning the same slots, with no data, which is what a shard that lost its data looks like.
+     */
+    public static OwnRedis start(boolean clusterNode) {
         try {
-            OwnRedis redis = new OwnRedis(Ports.free(), Files.createTempDirectory("flashstock-own-redis"));
+            Path dir = Files.createTempDirectory("flashstock-own-redis");
+            List<String> extra = clusterNode
+                    ? List.of("--cluster-enabled", "yes", "--cluster-config-file", dir.resolve("nodes.conf").toString(),
+                            "--cluster-node-timeout", "2000")
+                    : List.of();
+            OwnRedis redis = new OwnRedis(Ports.free(), dir, extra);
             redis.launch();
             return redis;
         } catch (IOException e) {
@@ -84,8 +101,9 @@ public final class OwnRedis implements AutoCloseable {
 
     /** Starts the server on its port (again); data starts empty. */
     public void launch() {
-        List<String> settings = List.of("--port", String.valueOf(port), "--bind", LOOPBACK, "--save", "",
-                "--appendonly", "no", "--dir", dir.toString());
+        List<String> settings = new java.util.ArrayList<>(List.of("--port", String.valueOf(port), "--bind", LOOPBACK,
+                "--save", "", "--appendonly", "no", "--dir", dir.toString()));
+        settings.addAll(extra);
         String binary = installedRedisServer();
         try {
             if (binary != null) {
@@ -116,6 +134,10 @@ public final class OwnRedis implements AutoCloseable {
         builder = builder.getClass().getMethod("bind", String.class).invoke(builder, LOOPBACK);
         builder = builder.getClass().getMethod("setting", String.class).invoke(builder, "save \"\"");
         builder = builder.getClass().getMethod("setting", String.class).invoke(builder, "appendonly no");
+        for (int i = 0; i + 1 < extra.size(); i += 2) {
+            builder = builder.getClass().getMethod("setting", String.class)
+                    .invoke(builder, extra.get(i).substring(2) + " " + extra.get(i + 1));
+        }
         Object server = builder.getClass().getMethod("build").invoke(builder);
         server.getClass().getMethod("start").invoke(server);
         return server;
@@ -183,6 +205,15 @@ public final class OwnRedis implements AutoCloseable {
             return command(args.toArray(String[]::new));
         } catch (IOException e) {
             throw new IllegalStateException("HMGET failed on port " + port, e);
+        }
+    }
+
+    /** Sends one command to this server directly; see {@link #command}. An error reply or no answer throws. */
+    public List<String> call(String... args) {
+        try {
+            return command(args);
+        } catch (IOException e) {
+            throw new IllegalStateException(args[0] + " failed on port " + port + ": " + e.getMessage(), e);
         }
     }
 
