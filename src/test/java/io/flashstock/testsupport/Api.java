@@ -6,7 +6,8 @@ import io.restassured.specification.RequestSpecification;
 /**
  * RestAssured as the tests use it: every request carries {@link Tokens#staff()}, a trusted backend's token, so the
  * suites drive the service the way a shop does. Tests of access itself send their own tokens (or none) through
- * {@link Http}, where nothing is added behind their back.
+ * {@link Http}, where nothing is added behind their back. With two instances running, each request goes to the next
+ * one ({@link Instances}).
  */
 public final class Api {
 
@@ -14,6 +15,6 @@ public final class Api {
     }
 
     public static RequestSpecification given() {
-        return RestAssured.given().header("Authorization", Tokens.staff());
+        return RestAssured.given().port(Instances.nextPort()).header("Authorization", Tokens.staff());
     }
 }

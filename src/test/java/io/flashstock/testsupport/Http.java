@@ -37,7 +37,7 @@ public final class Http {
     }
 
     public static URI uri(String path) {
-        return URI.create(RestAssured.baseURI + ":" + RestAssured.port + path);
+        return URI.create(RestAssured.baseURI + ":" + Instances.nextPort() + path);
     }
 
     /** A JSON POST with the staff token ({@link Tokens#staff()}). */

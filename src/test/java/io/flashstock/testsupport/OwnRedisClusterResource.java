@@ -18,8 +18,7 @@ public class OwnRedisClusterResource extends LocalServersResource {
         OwnRedisCluster cluster = OwnRedisCluster.start(3);
         current = cluster;
         Map<String, String> settings = super.start();
-        settings.put(LocalServers.REDIS_HOSTS, cluster.hosts());
-        settings.put("quarkus.redis.client-type", "cluster");
+        settings.putAll(redisSettings(cluster));
         return settings;
     }
 
@@ -30,6 +29,11 @@ public class OwnRedisClusterResource extends LocalServersResource {
         if (cluster != null) {
             cluster.close();
         }
+    }
+
+    /** What points a service at {@code cluster}: its masters as seeds, and the cluster client. */
+    public static Map<String, String> redisSettings(OwnRedisCluster cluster) {
+        return Map.of(LocalServers.REDIS_HOSTS, cluster.hosts(), "quarkus.redis.client-type", "cluster");
     }
 
     /** The cluster the running test class's application uses. */

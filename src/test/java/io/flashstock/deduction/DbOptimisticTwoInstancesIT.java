@@ -1,0 +1,25 @@
+package io.flashstock.deduction;
+
+import io.flashstock.testsupport.Instances;
+import io.quarkus.test.junit.QuarkusIntegrationTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The contract suite against two packaged instances on one MySQL and one Redis, strategy {@code db-optimistic}: every other request goes to
+ * the second instance ({@link Instances}), so concurrent buyers, limits, replays, confirms and cancels are split
+ * between two pods, and the exact counts must still hold.
+ */
+@QuarkusIntegrationTest
+class DbOptimisticTwoInstancesIT extends DbOptimisticStrategyIT {
+
+    @BeforeAll
+    static void startSecondInstance() {
+        Instances.startSecond("db-optimistic-second", new StrategyProfiles.DbOptimistic());
+    }
+
+    @AfterAll
+    static void stopSecondInstance() {
+        Instances.stopSecond();
+    }
+}

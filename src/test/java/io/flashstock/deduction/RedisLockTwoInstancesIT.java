@@ -1,0 +1,25 @@
+package io.flashstock.deduction;
+
+import io.flashstock.testsupport.Instances;
+import io.quarkus.test.junit.QuarkusIntegrationTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The contract suite against two packaged instances on one MySQL and one Redis, strategy {@code redis-lock}: every other request goes to
+ * the second instance ({@link Instances}), so concurrent buyers, limits, replays, confirms and cancels are split
+ * between two pods, and the exact counts must still hold.
+ */
+@QuarkusIntegrationTest
+class RedisLockTwoInstancesIT extends RedisLockStrategyIT {
+
+    @BeforeAll
+    static void startSecondInstance() {
+        Instances.startSecond("redis-lock-second", new StrategyProfiles.RedisLock());
+    }
+
+    @AfterAll
+    static void stopSecondInstance() {
+        Instances.stopSecond();
+    }
+}
