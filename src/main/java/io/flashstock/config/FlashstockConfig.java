@@ -251,9 +251,10 @@ public interface FlashstockConfig {
          * Most verified tokens a pod remembers, so that a client sending the same token again (a shop's backend, a
          * buyer refreshing) is not verified again: an RS256 signature check and the claims' parsing cost more CPU
          * than a whole sold-out answer. Only tokens that passed verification are remembered, each until its
-         * {@code exp} or {@code cache-ttl}, whichever comes first. 0 verifies every request.
+         * {@code exp} or {@code cache-ttl}, whichever comes first. Each costs a few KB of heap (the token and its
+         * parsed claims). 0 verifies every request.
          */
-        @WithDefault("10000")
+        @WithDefault("2000")
         int cacheSize();
 
         /**
