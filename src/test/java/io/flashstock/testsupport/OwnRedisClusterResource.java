@@ -1,5 +1,7 @@
 package io.flashstock.testsupport;
 
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.flashstock.devservices.LocalServers;
@@ -11,10 +13,20 @@ import io.flashstock.devservices.LocalServers;
  */
 public class OwnRedisClusterResource extends LocalServersResource {
 
+    private static final String CLIENT_TYPE = "quarkus.redis.client-type";
+
     private static volatile OwnRedisCluster current;
+    /** The test JVM's own values of the settings this resource gives, from before it started (null: unset). */
+    private final Map<String, String> before = new HashMap<>();
 
     @Override
     public Map<String, String> start() {
+        // @QuarkusIntegrationTest copies a resource's settings into the test JVM's system properties and does not
+        // take them back before the next test class resolves its servers from them (LocalServersResource): the next
+        // class's packaged service would be pointed at this cluster, stopped by then.
+        for (String key : List.of(LocalServers.REDIS_HOSTS, CLIENT_TYPE)) {
+            before.put(key, System.getProperty(key));
+        }
         OwnRedisCluster cluster = OwnRedisCluster.start(3);
         current = cluster;
         Map<String, String> settings = super.start();
@@ -29,11 +41,19 @@ public class OwnRedisClusterResource extends LocalServersResource {
         if (cluster != null) {
             cluster.close();
         }
+        before.forEach((key, value) -> {
+            if (value == null) {
+                System.clearProperty(key);
+            } else {
+                System.setProperty(key, value);
+            }
+        });
+        before.clear();
     }
 
     /** What points a service at {@code cluster}: its masters as seeds, and the cluster client. */
     public static Map<String, String> redisSettings(OwnRedisCluster cluster) {
-        return Map.of(LocalServers.REDIS_HOSTS, cluster.hosts(), "quarkus.redis.client-type", "cluster");
+        return Map.of(LocalServers.REDIS_HOSTS, cluster.hosts(), CLIENT_TYPE, "cluster");
     }
 
     /** The cluster the running test class's application uses. */
