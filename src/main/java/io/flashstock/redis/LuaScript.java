@@ -51,6 +51,9 @@ public final class LuaScript {
     }
 
     public Response run(RedisDataSource redis, List<String> keys, List<String> args) {
+        // Checked wherever assertions are on (every test): a call whose keys would not all hash to one slot fails
+        // here, on a single Redis too, instead of with CROSSSLOT only in a Redis Cluster.
+        assert oneHashTag(keys) : "script " + name + " called with keys of several slots: " + keys;
         try {
             return redis.execute("EVALSHA", command(sha1, keys, args));
         } catch (RuntimeException e) {
@@ -73,6 +76,22 @@ public final class LuaScript {
             command[i++] = arg;
         }
         return command;
+    }
+
+    /** Whether every key carries the same {@code {hash tag}}: then they all hash to one cluster slot. */
+    static boolean oneHashTag(List<String> keys) {
+        if (keys.size() < 2) {
+            return true;
+        }
+        String tag = hashTag(keys.get(0));
+        return tag != null && keys.stream().allMatch(key -> tag.equals(hashTag(key)));
+    }
+
+    /** The part Redis Cluster hashes: between the first '{' and the next '}', when not empty; else none here. */
+    private static String hashTag(String key) {
+        int open = key.indexOf('{');
+        int close = open < 0 ? -1 : key.indexOf('}', open + 1);
+        return close > open + 1 ? key.substring(open + 1, close) : null;
     }
 
     static boolean isNoScript(Throwable error) {
