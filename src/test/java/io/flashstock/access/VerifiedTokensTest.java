@@ -107,8 +107,12 @@ class VerifiedTokensTest {
         VerifiedTokens tokens = tokens(100, Duration.ofSeconds(60));
         String token = Tokens.token("u-1", List.of("buyer"));
         tokens.parse(token);
-        char last = token.charAt(token.length() - 1);
-        String tampered = token.substring(0, token.length() - 1) + (last == 'A' ? 'B' : 'A');
+        // The first character of the signature: all six of its bits are signature bits. The last one is not a
+        // good choice, as its low bits are base64url padding that decoders ignore, so changing them can leave
+        // the very same signature.
+        int at = token.lastIndexOf('.') + 1;
+        char first = token.charAt(at);
+        String tampered = token.substring(0, at) + (first == 'A' ? 'B' : 'A') + token.substring(at + 1);
         assertThrows(ParseException.class, () -> tokens.parse(tampered));
         assertEquals(2, parser.verifications.get());
     }
