@@ -167,7 +167,7 @@ public final class OwnRedis implements AutoCloseable {
             if (accepts() == open) {
                 return;
             }
-            sleep(20);
+            Pause.sleep(20);
         }
         throw new IllegalStateException("redis-server on port " + port + (open ? " did not start" : " did not stop")
                 + " within 10 s (log: " + dir.resolve("redis.log") + ")");
@@ -183,7 +183,7 @@ public final class OwnRedis implements AutoCloseable {
             } catch (IOException e) {
                 // loading or not listening yet
             }
-            sleep(20);
+            Pause.sleep(20);
         }
         throw new IllegalStateException("redis-server on port " + port + " does not answer PING");
     }
@@ -283,13 +283,4 @@ public final class OwnRedis implements AutoCloseable {
         }
     }
 
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
 }

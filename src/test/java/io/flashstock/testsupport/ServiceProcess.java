@@ -130,7 +130,7 @@ public final class ServiceProcess implements AutoCloseable {
             if (Http.send(ready).status() == 200) {
                 return;
             }
-            sleep(200);
+            Pause.sleep(200);
         }
         throw new IllegalStateException("the service " + name + " was not ready within " + within);
     }
@@ -148,13 +148,4 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
 }

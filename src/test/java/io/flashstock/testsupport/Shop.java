@@ -70,17 +70,8 @@ public final class Shop {
                 if (System.currentTimeMillis() > deadline) {
                     throw e;
                 }
-                pause(50);
+                Pause.sleep(50);
             }
-        }
-    }
-
-    private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 

@@ -1,0 +1,18 @@
+package io.flashstock.testsupport;
+
+/** Waiting between polls in tests, where an interrupt should end the test rather than be swallowed. */
+public final class Pause {
+
+    private Pause() {
+    }
+
+    /** Sleeps; an interrupt keeps the thread's flag and fails the caller. */
+    public static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
