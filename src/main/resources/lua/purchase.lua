@@ -16,6 +16,8 @@
 -- ARGV[11] most entries the item's stream may hold (write-behind's bound on what Redis data loss can take), 0: none
 -- ARGV[12] the hot-stock generation the pod knows: an item warmed under another one is 'STALE' (Redis lost data, or
 --          a pod of another strategy changed MySQL since): the pod rebuilds it from MySQL, or learns the new generation
+-- ARGV[13] the purchase id of the cart this is a line of, '' for a single purchase: no relay persists the entry alone
+--          (see cart_decide.lua)
 -- The sale window (fields 'starts', 'ends': epoch ms, 0 none; 'paused') is judged by Redis's clock, one for all pods.
 -- Returns {'OK', streamEntryId, epoch, available, seq, expiresAt} | {'REPLAY', orderId, createdAt, expiresAt} | {'KEY_REUSED'}
 --       | {'PAUSED'} | {'NOT_STARTED', ms to the start} | {'ENDED'}
@@ -89,7 +91,8 @@ if redis.call('EXISTS', KEYS[4]) == 0 then
   redis.call('XGROUP', 'CREATE', KEYS[4], 'relay', '0', 'MKSTREAM')
 end
 local entry = redis.call('XADD', KEYS[4], '*', 'id', ARGV[1], 'user', ARGV[2], 'qty', quantity,
-  'key', ARGV[8], 'fp', fingerprint, 'created', ARGV[5], 'expires', expires, 'pod', ARGV[9], 'ep', epoch)
+  'key', ARGV[8], 'fp', fingerprint, 'created', ARGV[5], 'expires', expires, 'pod', ARGV[9], 'ep', epoch,
+  'cart', ARGV[13])
 if ARGV[10] == 'OWN' then
   -- Every write-through purchase takes what is new, so what is new now is this entry alone.
   redis.call('XREADGROUP', 'GROUP', 'relay', ARGV[9], 'COUNT', '100', 'STREAMS', KEYS[4], '>')

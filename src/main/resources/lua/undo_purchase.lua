@@ -10,7 +10,7 @@
 --         'DROP': MySQL refused the units (Redis had stale, too high stock); they leave Redis's stock instead.
 -- ARGV[4] tombstone TTL (s)
 -- ARGV[5] the consumer of group 'relay' the caller reads as: an entry another consumer holds is being persisted by
---         it and is never taken back here
+--         it and is never taken back here; '' (a line of an ABORTED cart, which nobody persists): whoever holds it
 -- ARGV[6] the units-back channel (see transition.lua)
 -- Returns 1 when undone; 2 when the purchase never ran (a tombstone stopped it, or it left no trace); 0 when its
 -- entry is gone (persisted, or undone before); -1 when another consumer holds the entry (it is being persisted).
@@ -28,7 +28,7 @@ if entry == '' then
 end
 if redis.call('EXISTS', KEYS[4]) == 1 then
   local pending = redis.call('XPENDING', KEYS[4], 'relay', entry, entry, 1)
-  if #pending > 0 and pending[1][2] ~= ARGV[5] then
+  if #pending > 0 and ARGV[5] ~= '' and pending[1][2] ~= ARGV[5] then
     return -1
   end
   redis.call('XACK', KEYS[4], 'relay', entry)

@@ -188,6 +188,14 @@ public interface FlashstockConfig {
         Duration claimAfter();
 
         /**
+         * How long a multi-item purchase may take to reserve its lines before any pod's relay may abort it and give
+         * back what it holds (its request died or hangs). Keep it well above the time a purchase script call can
+         * take for every line ({@code 20} lines at most).
+         */
+        @WithDefault("5s")
+        Duration cartDecideWithin();
+
+        /**
          * How often each pod checks the hot-stock generation in Redis (a restart or data loss is found within
          * this), re-applies counter changes a crashed pod left unmirrored, and reconciles quiet items.
          */

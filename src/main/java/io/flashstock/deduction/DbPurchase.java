@@ -6,14 +6,18 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
+import io.flashstock.db.CommitLookup;
 import io.flashstock.db.DbErrors;
 import io.flashstock.db.RetryableConflict;
 import io.flashstock.error.FlashstockException;
+import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Item;
 import io.flashstock.item.SaleWindow;
 import io.flashstock.order.OrderIds;
 import io.flashstock.order.OrderView;
+import io.flashstock.order.Purchase;
 import io.flashstock.order.PurchaseOrder;
+import io.flashstock.order.PurchaseView;
 import io.flashstock.support.Timestamps;
 import jakarta.persistence.PersistenceException;
 import org.hibernate.Session;
@@ -42,6 +46,109 @@ public final class DbPurchase {
             throw FlashstockException.keyReused();
         }
         return new PurchaseOutcome(earlier, true);
+    }
+
+    // ---- multi-item purchases ---------------------------------------------------------------------------------
+
+    /** How a strategy reserves one line of a cart, in the cart's transaction; throws the line's refusal. */
+    @FunctionalInterface
+    public interface LineReservation {
+        /** Reserves the line's units and returns its item (read after the change, under its row lock). */
+        Item reserve(CartCommand.Line line, Instant now);
+    }
+
+    /**
+     * The earlier purchase for a repeated Idempotency-Key of the user, or {@code null}; 422 if the key meant another
+     * request.
+     */
+    public static CartOutcome cartReplayOrNull(CartCommand cart) {
+        if (!cart.hasIdempotencyKey()) {
+            return null;
+        }
+        Purchase earlier = Purchase.findByIdempotencyKey(cart.userId(), cart.idempotencyKey());
+        if (earlier == null) {
+            return null;
+        }
+        if (!cart.fingerprint().equals(earlier.requestFingerprint)) {
+            throw FlashstockException.keyReused();
+        }
+        return new CartOutcome(cartView(earlier.id), true);
+    }
+
+    /** The purchase with its lines as MySQL holds them, or {@code null} (in the caller's transaction). */
+    public static PurchaseView cartView(String purchaseId) {
+        List<PurchaseOrder> lines = PurchaseOrder.linesOf(purchaseId);
+        return lines.isEmpty() ? null : PurchaseView.of(purchaseId, lines.stream().map(OrderView::of).toList());
+    }
+
+    /**
+     * One attempt of a cart for the MySQL-deciding strategies, in the caller's transaction: the replay of its
+     * Idempotency-Key, or each line reserved in sku order by {@code reservation} (a refusal names its line and rolls
+     * the whole transaction back, so no line keeps a unit), then the purchase and its lines inserted. The lines expire
+     * together, at the shortest reservation TTL of their items.
+     */
+    public static CartOutcome decideCart(CartCommand cart, Duration defaultTtl, LineReservation reservation) {
+        CartOutcome replay = cartReplayOrNull(cart);
+        if (replay != null) {
+            return replay;
+        }
+        Instant now = Timestamps.now();
+        Duration ttl = null;
+        for (CartCommand.Line line : cart.lines()) {
+            Item item;
+            try {
+                item = reservation.reserve(line, now);
+            } catch (FlashstockException refused) {
+                throw refused.forLine(line.sku());
+            }
+            Duration own = item.reservationTtl(defaultTtl);
+            ttl = ttl == null || own.compareTo(ttl) < 0 ? own : ttl;
+        }
+        String purchaseId = OrderIds.next(cart.lines().get(0).sku());
+        Purchase purchase = newPurchase(purchaseId, cart, now, now.plus(ttl));
+        List<PurchaseOrder> lines = cart.lines().stream()
+                .map(line -> cartLine(OrderIds.next(line.sku()), purchase, line)).toList();
+        insertCart(purchase, lines);
+        return new CartOutcome(PurchaseView.of(purchaseId, lines.stream().map(OrderView::of).toList()), false);
+    }
+
+    /**
+     * The answer to a cart whose transaction failed with {@code failure}: when it failed on the way to MySQL after
+     * deciding {@code decided} (a commit whose answer was lost), MySQL is asked whether the purchase is there; stored,
+     * it is the answer, else 503 (nothing was changed). Any other failure is thrown as it is.
+     */
+    public static CartOutcome settleCart(CartOutcome decided, RuntimeException failure, long attemptStarted) {
+        if (decided == null || decided.replayed() || !DbErrors.isUnavailable(failure)) {
+            throw failure;
+        }
+        String purchaseId = decided.purchase().purchaseId();
+        boolean stored = CommitLookup.ask("purchase " + purchaseId, () -> Purchase.findById(purchaseId) != null,
+                failure, attemptStarted);
+        if (stored) {
+            return decided;
+        }
+        throw new UnavailableException("The inventory database failed; nothing was changed, try again.", failure);
+    }
+
+    /** A purchase row for {@code cart}, not yet inserted. */
+    public static Purchase newPurchase(String purchaseId, CartCommand cart, Instant now, Instant expiresAt) {
+        Purchase purchase = new Purchase();
+        purchase.id = purchaseId;
+        purchase.userId = cart.userId();
+        purchase.lines = cart.lines().size();
+        purchase.idempotencyKey = cart.idempotencyKey();
+        purchase.requestFingerprint = cart.fingerprint();
+        purchase.createdAt = now;
+        purchase.expiresAt = expiresAt;
+        return purchase;
+    }
+
+    /** A RESERVED line of {@code purchase}, not yet inserted: no Idempotency-Key of its own (the purchase has it). */
+    public static PurchaseOrder cartLine(String orderId, Purchase purchase, CartCommand.Line line) {
+        PurchaseOrder order = PurchaseOrder.reserved(orderId, line.sku(), purchase.userId, line.quantity(), null, null,
+                purchase.createdAt, Duration.between(purchase.createdAt, purchase.expiresAt));
+        order.purchaseId = purchase.id;
+        return order;
     }
 
     /** The item, or 404. */
@@ -99,8 +206,8 @@ public final class DbPurchase {
     }
 
     private static final String INSERT_ORDER = "INSERT INTO purchase_order (id, sku, user_id, quantity, status,"
-            + " idempotency_key, request_fingerprint, created_at, expires_at, updated_at)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            + " idempotency_key, request_fingerprint, created_at, expires_at, updated_at, purchase_id)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     /**
      * Inserts the orders as one JDBC batch, which the driver sends as multi-row INSERTs
@@ -112,10 +219,38 @@ public final class DbPurchase {
      * next attempt replays that order.
      */
     public static void insert(List<PurchaseOrder> orders) {
+        insert(null, orders);
+    }
+
+    /**
+     * Inserts a multi-item purchase: its row, then its lines (each with {@code purchaseId} set), in the caller's
+     * transaction, so that MySQL holds all of it or nothing. A concurrent insert of the same purchase or of the
+     * user's Idempotency-Key surfaces as {@link RetryableConflict}: the next attempt finds it.
+     */
+    public static void insertCart(Purchase purchase, List<PurchaseOrder> lines) {
+        insert(purchase, lines);
+    }
+
+    private static void insert(Purchase purchase, List<PurchaseOrder> orders) {
         Session session = PurchaseOrder.getSession();
         session.flush();
         try {
             session.doWork(connection -> {
+                if (purchase != null) {
+                    try (PreparedStatement insert = connection.prepareStatement(Purchase.INSERT)) {
+                        insert.setString(1, purchase.id);
+                        insert.setString(2, purchase.userId);
+                        insert.setInt(3, purchase.lines);
+                        insert.setString(4, purchase.idempotencyKey);
+                        insert.setString(5, purchase.requestFingerprint);
+                        insert.setObject(6, Timestamps.utc(purchase.createdAt));
+                        insert.setObject(7, Timestamps.utc(purchase.expiresAt));
+                        insert.executeUpdate();
+                    } catch (SQLException e) {
+                        throw session.unwrap(SessionImplementor.class).getJdbcServices().getSqlExceptionHelper()
+                                .convert(e, "inserting purchase " + purchase.id, Purchase.INSERT);
+                    }
+                }
                 try (PreparedStatement insert = connection.prepareStatement(INSERT_ORDER)) {
                     for (PurchaseOrder order : orders) {
                         insert.setString(1, order.id);
@@ -128,6 +263,7 @@ public final class DbPurchase {
                         insert.setObject(8, Timestamps.utc(order.createdAt));
                         insert.setObject(9, Timestamps.utc(order.expiresAt));
                         insert.setObject(10, Timestamps.utc(order.updatedAt));
+                        insert.setString(11, order.purchaseId);
                         insert.addBatch();
                     }
                     insert.executeBatch();
@@ -138,7 +274,7 @@ public final class DbPurchase {
             });
         } catch (PersistenceException e) {
             if (DbErrors.isDuplicateKey(e)) {
-                throw new RetryableConflict("Idempotency-Key inserted concurrently", e);
+                throw new RetryableConflict("Idempotency-Key or purchase inserted concurrently", e);
             }
             throw e;
         }

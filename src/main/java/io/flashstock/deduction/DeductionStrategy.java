@@ -14,4 +14,11 @@ public interface DeductionStrategy {
     StrategyName name();
 
     PurchaseOutcome purchase(PurchaseCommand command);
+
+    /**
+     * A multi-item purchase, all or nothing: every line holds its units, or none does and the refusal names the
+     * refused line ({@link io.flashstock.error.FlashstockException#forLine}). Same Idempotency-Key, limit and sale
+     * window rules as {@link #purchase}; its lines are persisted together or not at all.
+     */
+    CartOutcome purchase(CartCommand cart);
 }

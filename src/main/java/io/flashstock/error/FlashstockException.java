@@ -9,6 +9,8 @@ public class FlashstockException extends RuntimeException {
     private final ProblemCode code;
     /** Seconds for the Retry-After header; 0: the configured default where the status calls for one (503). */
     private final long retryAfterSeconds;
+    /** The line of a multi-item purchase this refusal is about (problem member {@code sku}), or {@code null}. */
+    private final String sku;
 
     public FlashstockException(ProblemCode code, String detail) {
         this(code, detail, null);
@@ -19,9 +21,25 @@ public class FlashstockException extends RuntimeException {
     }
 
     private FlashstockException(ProblemCode code, String detail, Throwable cause, long retryAfterSeconds) {
+        this(code, detail, cause, retryAfterSeconds, null);
+    }
+
+    private FlashstockException(ProblemCode code, String detail, Throwable cause, long retryAfterSeconds,
+            String sku) {
         super(detail, cause, false, false);
         this.code = code;
         this.retryAfterSeconds = retryAfterSeconds;
+        this.sku = sku;
+    }
+
+    /** This refusal, naming the line {@code sku} of a multi-item purchase it refused (problem member {@code sku}). */
+    public FlashstockException forLine(String sku) {
+        return new FlashstockException(code, getMessage(), getCause(), retryAfterSeconds, sku);
+    }
+
+    /** The refused line's sku of a multi-item purchase, or {@code null}. */
+    public String sku() {
+        return sku;
     }
 
     public ProblemCode code() {
@@ -54,6 +72,10 @@ public class FlashstockException extends RuntimeException {
 
     public static FlashstockException orderNotFound(String orderId) {
         return new FlashstockException(ProblemCode.ORDER_NOT_FOUND, "No order with id '" + orderId + "'.");
+    }
+
+    public static FlashstockException purchaseNotFound(String purchaseId) {
+        return new FlashstockException(ProblemCode.PURCHASE_NOT_FOUND, "No purchase with id '" + purchaseId + "'.");
     }
 
     public static FlashstockException soldOut(String sku, int requested) {

@@ -12,6 +12,7 @@ public enum ProblemCode {
     NOT_FOUND("not-found", 404, "Not found"),
     ITEM_NOT_FOUND("item-not-found", 404, "Item not found"),
     ORDER_NOT_FOUND("order-not-found", 404, "Order not found"),
+    PURCHASE_NOT_FOUND("purchase-not-found", 404, "Purchase not found"),
     METHOD_NOT_ALLOWED("method-not-allowed", 405, "Method not allowed"),
     NOT_ACCEPTABLE("not-acceptable", 406, "Not acceptable"),
     ITEM_EXISTS("item-exists", 409, "Item exists"),

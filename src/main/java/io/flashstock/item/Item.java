@@ -151,6 +151,15 @@ public class Item extends PanacheEntityBase {
     }
 
     /**
+     * Locks the rows of these items for the rest of the caller's transaction, in sku order (the order every
+     * multi-item purchase takes them in, so two never wait for each other in a circle). Unknown skus lock nothing.
+     */
+    public static void lockInOrder(java.util.Collection<String> skus) {
+        getEntityManager().createNativeQuery("SELECT sku FROM item WHERE sku IN (:skus) ORDER BY sku FOR UPDATE")
+                .setParameter("skus", skus).getResultList();
+    }
+
+    /**
      * The item's version as the current transaction sees it: right after a counter change in the same transaction,
      * the version that change gave it (the row stays locked until commit).
      */

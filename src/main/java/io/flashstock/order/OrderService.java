@@ -2,6 +2,7 @@ package io.flashstock.order;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -64,10 +65,71 @@ public class OrderService {
         return order;
     }
 
-    /** RESERVED → CONFIRMED (paid): the units move from reserved to sold. Confirming twice is a no-op. */
+    /**
+     * RESERVED → CONFIRMED (paid): the units move from reserved to sold. Confirming twice is a no-op. A line of a
+     * multi-item purchase moves with every other line of it.
+     */
     public OrderView confirm(String orderId) {
-        return move(orderId, OrderStatus.CONFIRMED, StockEvent.Kind.CONFIRMED, Item::sellReserved,
-                status -> status == OrderStatus.CONFIRMED, "confirmed");
+        return lineOf(orderId, move(orderId, false, OrderStatus.CONFIRMED, StockEvent.Kind.CONFIRMED,
+                Item::sellReserved, status -> status == OrderStatus.CONFIRMED, "confirmed"));
+    }
+
+    // ---- multi-item purchases: the lines move together ----------------------------------------------------------
+
+    /**
+     * The purchase with all its lines, if {@code owner} (when present) is its user; else 404
+     * {@code purchase-not-found}, as for a purchase that does not exist.
+     */
+    public PurchaseView getPurchase(String purchaseId, Optional<String> owner) {
+        persistIfPending(purchaseId, true);
+        PurchaseView purchase = retry.inNewTransactions(() -> purchaseView(purchaseId));
+        if (owner.isPresent() && !owner.get().equals(purchase.userId())) {
+            throw FlashstockException.purchaseNotFound(purchaseId);
+        }
+        return purchase;
+    }
+
+    /** Every line RESERVED → CONFIRMED in one transaction, or none (409 if any line is no longer RESERVED). */
+    public PurchaseView confirmPurchase(String purchaseId) {
+        return PurchaseView.of(purchaseId, move(purchaseId, true, OrderStatus.CONFIRMED, StockEvent.Kind.CONFIRMED,
+                Item::sellReserved, status -> status == OrderStatus.CONFIRMED, "confirmed"));
+    }
+
+    /**
+     * Every line RESERVED → CANCELLED in one transaction, units back once each; lines already CANCELLED or EXPIRED
+     * stay as they are; 409 if a line is CONFIRMED. A purchase of someone other than {@code owner} is 404.
+     */
+    public PurchaseView cancelPurchase(String purchaseId, Optional<String> owner) {
+        if (owner.isPresent()) {
+            getPurchase(purchaseId, owner);
+        }
+        return PurchaseView.of(purchaseId, move(purchaseId, true, OrderStatus.CANCELLED, StockEvent.Kind.RETURNED,
+                Item::returnReserved, status -> status != OrderStatus.CONFIRMED, "cancelled"));
+    }
+
+    private static PurchaseView purchaseView(String purchaseId) {
+        List<PurchaseOrder> lines = PurchaseOrder.linesOf(purchaseId);
+        if (lines.isEmpty()) {
+            throw FlashstockException.purchaseNotFound(purchaseId);
+        }
+        return PurchaseView.of(purchaseId, lines.stream().map(OrderView::of).toList());
+    }
+
+    /** The lines an order moves with: itself, or every line of its purchase (in sku order, the lock order). */
+    private static List<PurchaseOrder> movingWith(String id, boolean isPurchase) {
+        if (isPurchase) {
+            List<PurchaseOrder> lines = PurchaseOrder.linesOf(id);
+            if (lines.isEmpty()) {
+                throw FlashstockException.purchaseNotFound(id);
+            }
+            return lines;
+        }
+        PurchaseOrder order = find(id);
+        return order.purchaseId == null ? List.of(order) : PurchaseOrder.linesOf(order.purchaseId);
+    }
+
+    private static OrderView lineOf(String orderId, List<OrderView> moved) {
+        return moved.stream().filter(view -> view.orderId().equals(orderId)).findFirst().orElseThrow();
     }
 
     /**
@@ -83,8 +145,8 @@ public class OrderService {
         if (owner.isPresent()) {
             get(orderId, owner);
         }
-        return move(orderId, OrderStatus.CANCELLED, StockEvent.Kind.RETURNED, Item::returnReserved,
-                status -> status != OrderStatus.CONFIRMED, "cancelled");
+        return lineOf(orderId, move(orderId, false, OrderStatus.CANCELLED, StockEvent.Kind.RETURNED,
+                Item::returnReserved, status -> status != OrderStatus.CONFIRMED, "cancelled"));
     }
 
     /**
@@ -110,6 +172,9 @@ public class OrderService {
             Instant latest = order.createdAt.plus(maxTtl);
             Instant wanted = now.plusSeconds(seconds);
             Instant until = wanted.isAfter(latest) ? latest : wanted;
+            if (order.purchaseId != null) {
+                return extendLines(order, until, now);
+            }
             if (order.status == OrderStatus.RESERVED && until.isAfter(order.expiresAt)) {
                 PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where id = ?3 and status = ?4", until, now,
                         orderId, OrderStatus.RESERVED);
@@ -120,6 +185,30 @@ public class OrderService {
             }
             return OrderView.of(order);
         });
+    }
+
+    /**
+     * Extension of a line of a multi-item purchase: every line keeps the same expiry. The lines are locked first
+     * ({@code FOR UPDATE}, which the expiry job's {@code SKIP LOCKED} claim steps around), so either the job expired
+     * one of them before (409, nothing extended) or it finds none of them due.
+     */
+    private static OrderView extendLines(PurchaseOrder order, Instant until, Instant now) {
+        @SuppressWarnings("unchecked")
+        List<String> statuses = PurchaseOrder.getEntityManager()
+                .createNativeQuery("SELECT status FROM purchase_order WHERE purchase_id = ?1 ORDER BY sku FOR UPDATE")
+                .setParameter(1, order.purchaseId).getResultList();
+        String notReserved = statuses.stream().filter(status -> !OrderStatus.RESERVED.name().equals(status))
+                .findFirst().orElse(null);
+        if (notReserved != null) {
+            throw FlashstockException.orderNotReserved(order.id, notReserved, "extended");
+        }
+        if (until.isAfter(order.expiresAt)) {
+            PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where purchaseId = ?3 and status = ?4", until, now,
+                    order.purchaseId, OrderStatus.RESERVED);
+            Purchase.update("expiresAt = ?1 where id = ?2", until, order.purchaseId);
+            PurchaseOrder.getEntityManager().refresh(order);
+        }
+        return OrderView.of(order);
     }
 
     /** How an item's counters follow an order's transition (one of {@link Item}'s counter changes). */
@@ -134,42 +223,47 @@ public class OrderService {
      * (a repeat), else 409 {@code order-not-reserved}. A commit whose answer was lost is looked up before answering
      * ({@link CommitLookup}): the order's status says whether the move happened.
      */
-    private OrderView move(String orderId, OrderStatus target, StockEvent.Kind kind, CounterChange counters,
-            Predicate<OrderStatus> settled, String verb) {
-        persistIfPending(orderId);
+    private List<OrderView> move(String id, boolean isPurchase, OrderStatus target, StockEvent.Kind kind,
+            CounterChange counters, Predicate<OrderStatus> settled, String verb) {
+        persistIfPending(id, isPurchase);
         AtomicBoolean committing = new AtomicBoolean();
         AtomicLong attemptStarted = new AtomicLong();
-        Changed changed;
+        List<Changed> changed;
         try {
             changed = retry.inNewTransactions(() -> {
                 attemptStarted.set(System.nanoTime());
                 committing.set(false);
-                Changed attempt = moved(orderId, target, kind, counters, settled, verb);
-                committing.set(attempt.moved()); // what follows is the commit of the move
+                Instant now = Timestamps.now();
+                List<Changed> attempt = new ArrayList<>();
+                for (PurchaseOrder line : movingWith(id, isPurchase)) {
+                    attempt.add(moved(line, now, target, kind, counters, settled, verb));
+                }
+                committing.set(attempt.stream().anyMatch(Changed::moved)); // what follows is the commit of the move
                 return attempt;
             });
         } catch (RuntimeException e) {
             if (!committing.get() || !DbErrors.isUnavailable(e)) {
                 throw e; // rolled back before its commit: nothing changed
             }
-            OrderView now = CommitLookup.ask("the " + verb + " of order " + orderId,
-                    () -> OrderView.of(find(orderId)), e, attemptStarted.get());
-            if (now.status() == OrderStatus.RESERVED) {
-                throw new UnavailableException("The inventory database failed; nothing was changed, try again.", e);
-            }
-            if (now.status() != target && !settled.test(now.status())) {
-                throw FlashstockException.orderNotReserved(orderId, now.status(), verb);
+            List<OrderView> now = CommitLookup.ask("the " + verb + " of " + id,
+                    () -> movingWith(id, isPurchase).stream().map(OrderView::of).toList(), e, attemptStarted.get());
+            for (OrderView line : now) {
+                if (line.status() == OrderStatus.RESERVED) {
+                    throw new UnavailableException("The inventory database failed; nothing was changed, try again.",
+                            e);
+                }
+                if (line.status() != target && !settled.test(line.status())) {
+                    throw FlashstockException.orderNotReserved(line.orderId(), line.status(), verb);
+                }
             }
             return now; // it committed (the stock-event sweeper mirrors it), or an equal move did
         }
         return mirrored(changed);
     }
 
-    /** One attempt of {@link #move}, inside its transaction. */
-    private Changed moved(String orderId, OrderStatus target, StockEvent.Kind kind, CounterChange counters,
-            Predicate<OrderStatus> settled, String verb) {
-        PurchaseOrder order = find(orderId);
-        Instant now = Timestamps.now();
+    /** One order of an attempt of {@link #move}, inside its transaction. */
+    private Changed moved(PurchaseOrder order, Instant now, OrderStatus target, StockEvent.Kind kind,
+            CounterChange counters, Predicate<OrderStatus> settled, String verb) {
         if (transition(order, target, now)) {
             counters.apply(order.sku, order.quantity, now);
             long returnedAt = kind == StockEvent.Kind.RETURNED && !mirror.active() ? Item.currentVersion(order.sku) : -1;
@@ -189,14 +283,17 @@ public class OrderService {
     private record Changed(OrderView view, StockEvent event, boolean moved, long returnedAt) {
     }
 
-    private OrderView mirrored(Changed changed) {
-        if (changed.event() != null) {
-            mirror.apply(List.of(changed.event()));
+    private List<OrderView> mirrored(List<Changed> changed) {
+        List<StockEvent> events = changed.stream().map(Changed::event).filter(event -> event != null).toList();
+        if (!events.isEmpty()) {
+            mirror.apply(events);
         }
-        if (changed.returnedAt() >= 0) {
-            availability.changed(changed.view().sku(), changed.returnedAt());
+        for (Changed line : changed) {
+            if (line.returnedAt() >= 0) {
+                availability.changed(line.view().sku(), line.returnedAt());
+            }
         }
-        return changed.view();
+        return changed.stream().map(Changed::view).toList();
     }
 
     /**
@@ -204,9 +301,17 @@ public class OrderService {
      * only a recent id (not an old or made-up one) makes the mirror push pending orders to MySQL first.
      */
     private void persistIfPending(String orderId) {
-        if (mirror.active() && OrderIds.isRecent(orderId, PENDING_WINDOW)
-                && !PurchaseOrder.exists(orderId)) {
-            mirror.persistPending(orderId);
+        persistIfPending(orderId, false);
+    }
+
+    /**
+     * {@link #persistIfPending(String)} of an order or of a multi-item purchase, whose id carries its first line's
+     * item tag: persisting that item's pending entries persists the whole purchase.
+     */
+    private void persistIfPending(String id, boolean isPurchase) {
+        if (mirror.active() && OrderIds.isRecent(id, PENDING_WINDOW)
+                && !(isPurchase ? Purchase.count("id", id) > 0 : PurchaseOrder.exists(id))) {
+            mirror.persistPending(id);
         }
     }
 

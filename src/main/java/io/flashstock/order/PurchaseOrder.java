@@ -54,6 +54,10 @@ public class PurchaseOrder extends PanacheEntityBase {
     @Column(name = "updated_at", nullable = false)
     public Instant updatedAt;
 
+    /** The multi-item purchase this order is a line of ({@link Purchase}), or {@code null}. */
+    @Column(name = "purchase_id", length = 36, updatable = false)
+    public String purchaseId;
+
     /** A new RESERVED order for a purchase decided at {@code now}, holding its units until {@code now + ttl}. */
     public static PurchaseOrder reserved(String id, String sku, String userId, int quantity, String idempotencyKey,
             String fingerprint, Instant now, java.time.Duration ttl) {
@@ -75,6 +79,11 @@ public class PurchaseOrder extends PanacheEntityBase {
     public static List<String> storedAmong(Collection<String> ids) {
         return getEntityManager().createQuery("select o.id from PurchaseOrder o where o.id in :ids", String.class)
                 .setParameter("ids", ids).getResultList();
+    }
+
+    /** The lines of a multi-item purchase, in sku order (in the caller's transaction). */
+    public static List<PurchaseOrder> linesOf(String purchaseId) {
+        return list("purchaseId = ?1 order by sku", purchaseId);
     }
 
     /** Whether the order is in MySQL (in the caller's transaction). */

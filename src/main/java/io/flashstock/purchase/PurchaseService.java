@@ -3,10 +3,15 @@ package io.flashstock.purchase;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.ActiveStrategy;
+import io.flashstock.deduction.CartCommand;
+import io.flashstock.deduction.CartOutcome;
 import io.flashstock.deduction.DeductionStrategy;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.PurchaseOutcome;
@@ -75,12 +80,71 @@ public class PurchaseService {
         }
     }
 
+    /**
+     * A multi-item purchase, in the same order as a single one: a line known sold out answered from memory, the rate
+     * limits (once for the whole purchase), then the strategy. Lines: 1 to {@value CartCommand#MAX_LINES}, distinct
+     * skus, each within the quantity bound.
+     */
+    public CartOutcome purchase(String userId, List<CartCommand.Line> lines, String idempotencyKey,
+            String clientAddress) {
+        Set<String> skus = new HashSet<>();
+        for (CartCommand.Line line : lines) {
+            if (!skus.add(line.sku())) {
+                throw FlashstockException.invalid("lines: sku '" + line.sku() + "' appears more than once");
+            }
+            if (line.quantity() > maxQuantity) {
+                throw FlashstockException.invalid("lines[].quantity: must be at most " + maxQuantity
+                        + " per purchase").forLine(line.sku());
+            }
+        }
+        CartCommand cart = new CartCommand(userId, lines, idempotencyKey, null);
+        if (idempotencyKey != null) {
+            cart = new CartCommand(userId, lines, idempotencyKey, fingerprint(cart));
+        }
+        Timer.Sample sample = Timer.start(registry);
+        String outcome = "error";
+        try {
+            if (idempotencyKey == null) {
+                for (CartCommand.Line line : cart.lines()) {
+                    if (availability.soldOut(line.sku(), line.quantity())) {
+                        throw FlashstockException.soldOut(line.sku(), line.quantity()).forLine(line.sku());
+                    }
+                }
+            }
+            rateLimiter.admit(userId, clientAddress);
+            CartOutcome result = strategy.purchase(cart);
+            outcome = result.replayed() ? "replayed" : "reserved";
+            return result;
+        } catch (FlashstockException e) {
+            outcome = e.code().code();
+            if (e.code() == ProblemCode.SOLD_OUT && e.sku() != null) {
+                availability.learn(e.sku());
+            }
+            throw e;
+        } finally {
+            sample.stop(registry.timer("flashstock.carts", "strategy", strategy.name().configValue(),
+                    "outcome", outcome));
+        }
+    }
+
+    /** What a cart's Idempotency-Key promises to keep meaning: the same user buying the same lines. */
+    static String fingerprint(CartCommand cart) {
+        StringBuilder text = new StringBuilder(cart.userId());
+        for (CartCommand.Line line : cart.lines()) {
+            text.append('\n').append(line.sku()).append(' ').append(line.quantity());
+        }
+        return sha256(text.toString());
+    }
+
     /** What an Idempotency-Key promises to keep meaning: the same user buying the same quantity. */
     static String fingerprint(String userId, int quantity) {
+        return sha256(userId + '\n' + quantity);
+    }
+
+    private static String sha256(String text) {
         try {
             MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
-            byte[] digest = sha256.digest(
-                    (userId + '\n' + quantity).getBytes(StandardCharsets.UTF_8));
+            byte[] digest = sha256.digest(text.getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every Java platform", e);

@@ -67,6 +67,19 @@ public final class RedisKeys {
         return prefix(sku) + "event:" + eventId;
     }
 
+    /**
+     * A cart's decision record (redis-lua, {@code lua/cart_decide.lua}), in its user's slot: the hash tag
+     * {@code {u:<userId>}}, which no item's tag can equal (skus have no colon).
+     */
+    public static String cart(String userId, String purchaseId) {
+        return "fs:{u:" + userId + "}:cart:" + purchaseId;
+    }
+
+    /** A cart Idempotency-Key of the user (redis-lua); the bare prefix when the cart has no key. */
+    public static String cartIdempotency(String userId, String key) {
+        return "fs:{u:" + userId + "}:cartkey:" + (key == null ? "" : key);
+    }
+
     /** The item's sku, from its {@link #stock} key. */
     public static String skuOfStock(String stockKey) {
         int open = stockKey.indexOf('{');

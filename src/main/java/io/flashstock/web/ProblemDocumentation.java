@@ -10,6 +10,7 @@ import static io.flashstock.error.ProblemCode.METHOD_NOT_ALLOWED;
 import static io.flashstock.error.ProblemCode.NOT_ACCEPTABLE;
 import static io.flashstock.error.ProblemCode.NOT_FOUND;
 import static io.flashstock.error.ProblemCode.ORDER_NOT_FOUND;
+import static io.flashstock.error.ProblemCode.PURCHASE_NOT_FOUND;
 import static io.flashstock.error.ProblemCode.ORDER_NOT_RESERVED;
 import static io.flashstock.error.ProblemCode.OUTCOME_UNKNOWN;
 import static io.flashstock.error.ProblemCode.PAYLOAD_TOO_LARGE;
@@ -76,23 +77,33 @@ public class ProblemDocumentation implements OASFilter {
      * {@link #EVERY_OPERATION}. 413 and 415 only where a body is read; {@code request-in-progress} comes only from
      * redis-lua write-through, but the document describes the contract, not one strategy.
      */
-    static final Map<String, List<ProblemCode>> PROBLEMS = Map.of(
-            "POST /items", List.of(INVALID_REQUEST, ITEM_EXISTS, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE),
-            "GET /items/{sku}", List.of(INVALID_REQUEST, ITEM_NOT_FOUND),
-            "GET /items/{sku}/availability", List.of(INVALID_REQUEST, ITEM_NOT_FOUND),
-            "PUT /items/{sku}/sale", List.of(INVALID_REQUEST, ITEM_NOT_FOUND, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE),
-            "POST /items/{sku}/restock",
-            List.of(INVALID_REQUEST, ITEM_NOT_FOUND, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE,
-                    IDEMPOTENCY_KEY_REUSED, OUTCOME_UNKNOWN),
-            "POST /items/{sku}/purchases",
-            List.of(INVALID_REQUEST, ITEM_NOT_FOUND, SOLD_OUT, PURCHASE_LIMIT, REQUEST_IN_PROGRESS,
-                    SALE_NOT_STARTED, SALE_ENDED, SALE_PAUSED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE,
-                    IDEMPOTENCY_KEY_REUSED, TOO_MANY_REQUESTS, OUTCOME_UNKNOWN),
-            "GET /orders/{orderId}", List.of(ORDER_NOT_FOUND),
-            "POST /orders/{orderId}/confirm", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN),
-            "POST /orders/{orderId}/cancel", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN),
-            "POST /orders/{orderId}/extend", List.of(INVALID_REQUEST, ORDER_NOT_FOUND, ORDER_NOT_RESERVED,
-                    PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE));
+    static final Map<String, List<ProblemCode>> PROBLEMS = Map.ofEntries(
+            Map.entry("POST /items", List.of(INVALID_REQUEST, ITEM_EXISTS, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE)),
+            Map.entry("GET /items/{sku}", List.of(INVALID_REQUEST, ITEM_NOT_FOUND)),
+            Map.entry("GET /items/{sku}/availability", List.of(INVALID_REQUEST, ITEM_NOT_FOUND)),
+            Map.entry("PUT /items/{sku}/sale",
+                    List.of(INVALID_REQUEST, ITEM_NOT_FOUND, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE)),
+            Map.entry("POST /items/{sku}/restock",
+                    List.of(INVALID_REQUEST, ITEM_NOT_FOUND, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE,
+                            IDEMPOTENCY_KEY_REUSED, OUTCOME_UNKNOWN)),
+            Map.entry("POST /items/{sku}/purchases",
+                    List.of(INVALID_REQUEST, ITEM_NOT_FOUND, SOLD_OUT, PURCHASE_LIMIT, REQUEST_IN_PROGRESS,
+                            SALE_NOT_STARTED, SALE_ENDED, SALE_PAUSED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE,
+                            IDEMPOTENCY_KEY_REUSED, TOO_MANY_REQUESTS, OUTCOME_UNKNOWN)),
+            Map.entry("POST /purchases",
+                    List.of(INVALID_REQUEST, ITEM_NOT_FOUND, SOLD_OUT, PURCHASE_LIMIT, REQUEST_IN_PROGRESS,
+                            SALE_NOT_STARTED, SALE_ENDED, SALE_PAUSED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE,
+                            IDEMPOTENCY_KEY_REUSED, TOO_MANY_REQUESTS, OUTCOME_UNKNOWN)),
+            Map.entry("GET /purchases/{purchaseId}", List.of(PURCHASE_NOT_FOUND)),
+            Map.entry("POST /purchases/{purchaseId}/confirm",
+                    List.of(PURCHASE_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN)),
+            Map.entry("POST /purchases/{purchaseId}/cancel",
+                    List.of(PURCHASE_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN)),
+            Map.entry("GET /orders/{orderId}", List.of(ORDER_NOT_FOUND)),
+            Map.entry("POST /orders/{orderId}/confirm", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN)),
+            Map.entry("POST /orders/{orderId}/cancel", List.of(ORDER_NOT_FOUND, ORDER_NOT_RESERVED, OUTCOME_UNKNOWN)),
+            Map.entry("POST /orders/{orderId}/extend", List.of(INVALID_REQUEST, ORDER_NOT_FOUND, ORDER_NOT_RESERVED,
+                    PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE)));
 
     /**
      * What any operation can answer: no valid bearer token (401) or a role that may not call it (403), an Accept
@@ -111,7 +122,7 @@ public class ProblemDocumentation implements OASFilter {
 
     /** Operations answering 201 Created (the generated document says 200): the schema of the body. */
     static final Map<String, String> CREATED = Map.of("POST /items", "ItemView", "POST /items/{sku}/purchases",
-            "OrderView");
+            "OrderView", "POST /purchases", "PurchaseView");
 
     private final String typePrefix;
     private final int retryAfterSeconds;
@@ -155,7 +166,8 @@ public class ProblemDocumentation implements OASFilter {
             if (CREATED.containsKey(key)) {
                 created(responses, CREATED.get(key), key.endsWith("/purchases"));
             }
-            String instance = path.replace("{sku}", SKU).replace("{orderId}", ORDER_ID);
+            String instance = path.replace("{sku}", SKU).replace("{orderId}", ORDER_ID)
+                    .replace("{purchaseId}", ORDER_ID);
             problems.stream()
                     .collect(Collectors.groupingBy(ProblemCode::status, LinkedHashMap::new, Collectors.toList()))
                     .forEach((status, codes) -> responses.addAPIResponse(Integer.toString(status),
@@ -217,6 +229,7 @@ public class ProblemDocumentation implements OASFilter {
             case FORBIDDEN -> ProblemMapper.FORBIDDEN;
             case ITEM_NOT_FOUND -> FlashstockException.itemNotFound(SKU).getMessage();
             case ORDER_NOT_FOUND -> FlashstockException.orderNotFound(ORDER_ID).getMessage();
+            case PURCHASE_NOT_FOUND -> FlashstockException.purchaseNotFound(ORDER_ID).getMessage();
             case ITEM_EXISTS -> FlashstockException.itemExists(SKU).getMessage();
             case SOLD_OUT -> FlashstockException.soldOut(SKU, 1).getMessage();
             case PURCHASE_LIMIT -> FlashstockException.purchaseLimit(SKU, 2).getMessage();
@@ -270,6 +283,8 @@ public class ProblemDocumentation implements OASFilter {
                         .description("What went wrong with this request, for the client."))
                 .addProperty("instance", OASFactory.createSchema().addType(SchemaType.STRING)
                         .format("uri-reference").description("The request path."))
+                .addProperty("sku", OASFactory.createSchema().addType(SchemaType.STRING)
+                        .description("For a refused multi-item purchase: the sku of the line that was refused."))
                 .required(List.of("type", "title", "status", "detail"));
     }
 }

@@ -89,7 +89,7 @@ public class ProblemMapper {
             LOG.debugf(e.getCause(), "%s: %s", e.code().code(), e.getMessage());
         }
         return problem(e.code(), e.code().status(), e.getMessage(), uri,
-                e.retryAfterSeconds() > 0 ? Long.toString(e.retryAfterSeconds()) : null);
+                e.retryAfterSeconds() > 0 ? Long.toString(e.retryAfterSeconds()) : null, e.sku());
     }
 
     @ServerExceptionMapper
@@ -161,13 +161,14 @@ public class ProblemMapper {
     }
 
     private Response problem(ProblemCode code, int status, String detail, UriInfo uri) {
-        return problem(code, status, detail, uri, null);
+        return problem(code, status, detail, uri, null, null);
     }
 
     /** {@code retryAfterSeconds}: the answer's own Retry-After; null: the configured one where the status is 503. */
-    private Response problem(ProblemCode code, int status, String detail, UriInfo uri, String retryAfterSeconds) {
+    private Response problem(ProblemCode code, int status, String detail, UriInfo uri, String retryAfterSeconds,
+            String sku) {
         Problem body = new Problem(typePrefix + code.code(), code.title(), status, detail,
-                uri == null ? null : uri.getPath());
+                uri == null ? null : uri.getPath(), sku);
         if (status >= 400 && status < 500) {
             registry.counter("flashstock.refusals", "code", code.code()).increment();
         }

@@ -25,6 +25,11 @@ class ActiveStrategyTest {
         public PurchaseOutcome purchase(PurchaseCommand command) {
             throw new UnsupportedOperationException();
         }
+
+        @Override
+        public CartOutcome purchase(CartCommand cart) {
+            throw new UnsupportedOperationException();
+        }
     };
 
     @Test

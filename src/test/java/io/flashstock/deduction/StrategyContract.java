@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * by a subclass that selects it with a test profile, and again against the packaged jar by its {@code *IT}.
  * Concurrency cases assert exact counts, in the answers and in MySQL.
  */
-public abstract class StrategyContract {
+public abstract class StrategyContract extends CartContract {
 
     protected static final int BUYERS = 400;
     protected static final int STOCK = 100;

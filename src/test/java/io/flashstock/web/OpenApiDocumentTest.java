@@ -41,27 +41,36 @@ class OpenApiDocumentTest {
     private static final String PREFIX = "urn:flashstock:problem:";
 
     /** The contract (README "API"): per operation, every status it documents and the codes of each problem. */
-    private static final Map<String, Map<String, List<String>>> EXPECTED = Map.of(
-            "post /items", answers("201", "400", "invalid-request", "409", "item-exists", "413", "payload-too-large",
-                    "415", "unsupported-media-type"),
-            "get /items/{sku}", answers("200", "400", "invalid-request", "404", "item-not-found"),
-            "get /items/{sku}/availability", answers("200", "400", "invalid-request", "404", "item-not-found"),
-            "put /items/{sku}/sale", answers("200", "400", "invalid-request", "404", "item-not-found", "413",
-                    "payload-too-large", "415", "unsupported-media-type"),
-            "post /items/{sku}/restock", answers("200", "400", "invalid-request", "404", "item-not-found", "413",
+    private static final Map<String, Map<String, List<String>>> EXPECTED = Map.ofEntries(
+            Map.entry("post /items", answers("201", "400", "invalid-request", "409", "item-exists", "413", "payload-too-large",
+                    "415", "unsupported-media-type")),
+            Map.entry("get /items/{sku}", answers("200", "400", "invalid-request", "404", "item-not-found")),
+            Map.entry("get /items/{sku}/availability", answers("200", "400", "invalid-request", "404", "item-not-found")),
+            Map.entry("put /items/{sku}/sale", answers("200", "400", "invalid-request", "404", "item-not-found", "413",
+                    "payload-too-large", "415", "unsupported-media-type")),
+            Map.entry("post /items/{sku}/restock", answers("200", "400", "invalid-request", "404", "item-not-found", "413",
                     "payload-too-large", "415", "unsupported-media-type", "422", "idempotency-key-reused", "503",
-                    "unavailable,outcome-unknown"),
-            "post /items/{sku}/purchases", answers("201", "400", "invalid-request", "404", "item-not-found",
+                    "unavailable,outcome-unknown")),
+            Map.entry("post /items/{sku}/purchases", answers("201", "400", "invalid-request", "404", "item-not-found",
                     "409", "sold-out,purchase-limit,request-in-progress,sale-not-started,sale-ended,sale-paused", "413", "payload-too-large", "415",
                     "unsupported-media-type", "422", "idempotency-key-reused", "429", "too-many-requests", "503",
-                    "unavailable,outcome-unknown"),
-            "get /orders/{orderId}", answers("200", "404", "order-not-found"),
-            "post /orders/{orderId}/confirm", answers("200", "404", "order-not-found", "409", "order-not-reserved",
-                    "503", "unavailable,outcome-unknown"),
-            "post /orders/{orderId}/cancel", answers("200", "404", "order-not-found", "409", "order-not-reserved",
-                    "503", "unavailable,outcome-unknown"),
-            "post /orders/{orderId}/extend", answers("200", "400", "invalid-request", "404", "order-not-found",
-                    "409", "order-not-reserved", "413", "payload-too-large", "415", "unsupported-media-type"));
+                    "unavailable,outcome-unknown")),
+            Map.entry("get /orders/{orderId}", answers("200", "404", "order-not-found")),
+            Map.entry("post /orders/{orderId}/confirm", answers("200", "404", "order-not-found", "409", "order-not-reserved",
+                    "503", "unavailable,outcome-unknown")),
+            Map.entry("post /orders/{orderId}/cancel", answers("200", "404", "order-not-found", "409", "order-not-reserved",
+                    "503", "unavailable,outcome-unknown")),
+            Map.entry("post /orders/{orderId}/extend", answers("200", "400", "invalid-request", "404", "order-not-found",
+                    "409", "order-not-reserved", "413", "payload-too-large", "415", "unsupported-media-type")),
+            Map.entry("post /purchases", answers("201", "400", "invalid-request", "404", "item-not-found",
+                    "409", "sold-out,purchase-limit,request-in-progress,sale-not-started,sale-ended,sale-paused", "413",
+                    "payload-too-large", "415", "unsupported-media-type", "422", "idempotency-key-reused", "429",
+                    "too-many-requests", "503", "unavailable,outcome-unknown")),
+            Map.entry("get /purchases/{purchaseId}", answers("200", "404", "purchase-not-found")),
+            Map.entry("post /purchases/{purchaseId}/confirm", answers("200", "404", "purchase-not-found", "409",
+                    "order-not-reserved", "503", "unavailable,outcome-unknown")),
+            Map.entry("post /purchases/{purchaseId}/cancel", answers("200", "404", "purchase-not-found", "409",
+                    "order-not-reserved", "503", "unavailable,outcome-unknown")));
 
     /** The document is served on the management port, not with the API. */
     @TestHTTPResource(value = "/openapi", management = true)
@@ -129,7 +138,8 @@ class OpenApiDocumentTest {
         assertExample(map(map(map(map(map(responses, "MethodNotAllowed"), "content"), Problem.MEDIA_TYPE),
                 "examples"), "method-not-allowed"), "method-not-allowed", 405, "components MethodNotAllowed");
         Map<String, Object> problem = map(map(map(document, "components"), "schemas"), "Problem");
-        assertEquals(Set.of("type", "title", "status", "detail", "instance"), map(problem, "properties").keySet());
+        assertEquals(Set.of("type", "title", "status", "detail", "instance", "sku"),
+                map(problem, "properties").keySet());
     }
 
     /** The documented examples agree with what the service answers (type, title, status, fixed details). */

@@ -2,6 +2,8 @@ package io.flashstock.deduction.lock;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,6 +14,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.db.ConflictRetry;
 import io.flashstock.db.DbErrors;
+import io.flashstock.deduction.CartCommand;
+import io.flashstock.deduction.CartOutcome;
 import io.flashstock.deduction.DbPurchase;
 import io.flashstock.deduction.DeductionStrategy;
 import io.flashstock.deduction.PurchaseCommand;
@@ -112,13 +116,7 @@ public class RedisLockStrategy implements DeductionStrategy {
                         return decided;
                     });
                 } catch (FencedOut e) {
-                    // The transaction rolled back. Either this lease was lost, or Redis lost the counter (restart
-                    // without persistence) and issues tokens MySQL has seen: lift the counter and try a new grant.
-                    long accepted = fenced.accepted(command.sku());
-                    if (lease.fence() <= accepted) {
-                        long now = locks.raiseFence(command.sku(), accepted);
-                        LOG.infof("Fencing counter of %s raised to %d after a stale grant", command.sku(), now);
-                    }
+                    afterStaleGrant(command.sku(), lease);
                 }
             } catch (RuntimeException e) {
                 PurchaseOutcome decided = committing.get();
@@ -130,6 +128,100 @@ public class RedisLockStrategy implements DeductionStrategy {
         }
         throw new UnavailableException("Could not get a current lock grant for this item; nothing was changed, "
                 + "try again.");
+    }
+
+    /**
+     * The transaction rolled back for a stale grant. Either this lease was lost, or Redis lost the counter (restart
+     * without persistence) and issues tokens MySQL has seen: lift the counter, so that the next grant is current.
+     */
+    private void afterStaleGrant(String sku, Lease lease) {
+        long accepted = fenced.accepted(sku);
+        if (lease.fence() <= accepted) {
+            long now = locks.raiseFence(sku, accepted);
+            LOG.infof("Fencing counter of %s raised to %d after a stale grant", sku, now);
+        }
+    }
+
+    /**
+     * A cart: the pod's gates, then the Redis locks of its items, all in sku order (as every cart takes them, so two
+     * carts never wait for each other in a circle), held until one transaction made a fenced reservation per line and
+     * inserted the purchase. A stale grant on any line rolls everything back and the cart runs again under new
+     * grants. The wait for all of it is bounded by {@code flashstock.lock.max-wait}.
+     */
+    @Override
+    public CartOutcome purchase(CartCommand cart) {
+        long deadline = System.nanoTime() + maxWait.toNanos();
+        List<ReentrantLock> entered = new ArrayList<>();
+        try {
+            for (CartCommand.Line line : cart.lines()) {
+                ReentrantLock gate = gates.computeIfAbsent(line.sku(), sku -> new ReentrantLock(true));
+                if (!gate.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    throw new UnavailableException("Too many concurrent purchases of these items; nothing was "
+                            + "changed, try again.");
+                }
+                entered.add(gate);
+            }
+            return cartUnderLocks(cart, deadline);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UnavailableException("Interrupted while waiting; nothing was changed, try again.", e);
+        } finally {
+            for (int i = entered.size() - 1; i >= 0; i--) {
+                entered.get(i).unlock();
+            }
+        }
+    }
+
+    private CartOutcome cartUnderLocks(CartCommand cart, long deadline) {
+        for (int grant = 1; grant <= MAX_GRANTS; grant++) {
+            Map<String, Lease> leases = new LinkedHashMap<>();
+            AtomicReference<CartOutcome> committing = new AtomicReference<>();
+            long attemptStarted = System.nanoTime();
+            try {
+                for (CartCommand.Line line : cart.lines()) {
+                    leases.put(line.sku(), locks.acquire(line.sku(), leaseLength,
+                            Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
+                }
+                return QuarkusTransaction.requiringNew().call(() -> {
+                    CartOutcome decided = DbPurchase.decideCart(cart, reservationTtl,
+                            (line, now) -> reserveLine(cart, line, leases.get(line.sku()), now));
+                    committing.set(decided); // what the commit that follows makes true, if it succeeds
+                    return decided;
+                });
+            } catch (FencedOut e) {
+                afterStaleGrant(e.sku, leases.get(e.sku));
+            } catch (RuntimeException e) {
+                if (committing.get() != null && DbErrors.isUnavailable(e)) {
+                    return DbPurchase.settleCart(committing.get(), e, attemptStarted);
+                }
+                ConflictRetry.rethrowUnlessConflict(e); // a conflict: try again under new grants
+            } finally {
+                List<Lease> held = new ArrayList<>(leases.values());
+                for (int i = held.size() - 1; i >= 0; i--) {
+                    held.get(i).close();
+                }
+            }
+        }
+        throw new UnavailableException("Could not get current lock grants for these items; nothing was changed, "
+                + "try again.");
+    }
+
+    /** One line of a cart under its item's grant: as {@link #attempt}, without the order insert. */
+    private Item reserveLine(CartCommand cart, CartCommand.Line line, Lease lease, Instant now) {
+        switch (fenced.reserve(line.sku(), line.quantity(), lease.fence(), now)) {
+            case FENCED_OUT -> throw new FencedOut(line.sku());
+            case SOLD_OUT -> {
+                DbPurchase.item(line.sku()); // 404 for an unknown sku
+                throw FlashstockException.soldOut(line.sku(), line.quantity());
+            }
+            case RESERVED -> {
+                // units reserved under a current grant; now the window and the user's limit, under the row lock
+            }
+        }
+        Item item = DbPurchase.item(line.sku());
+        DbPurchase.checkWindow(item);
+        DbPurchase.checkLimit(item, cart.line(line), DbPurchase.unitsHeld(item, cart.userId()));
+        return item;
     }
 
     /** A purchase whose commit failed on the way: its order stands if MySQL has it, else nothing was changed. */
@@ -154,7 +246,7 @@ public class RedisLockStrategy implements DeductionStrategy {
         }
         Instant now = Timestamps.now();
         switch (fenced.reserve(command.sku(), command.quantity(), lease.fence(), now)) {
-            case FENCED_OUT -> throw new FencedOut();
+            case FENCED_OUT -> throw new FencedOut(command.sku());
             case SOLD_OUT -> {
                 DbPurchase.item(command.sku()); // 404 for an unknown sku
                 throw FlashstockException.soldOut(command.sku(), command.quantity());
@@ -172,8 +264,11 @@ public class RedisLockStrategy implements DeductionStrategy {
 
     /** A write refused for a stale fencing token; thrown inside the transaction so that it rolls back. */
     private static final class FencedOut extends RuntimeException {
-        FencedOut() {
+        final String sku;
+
+        FencedOut(String sku) {
             super("fenced out", null, false, false);
+            this.sku = sku;
         }
     }
 }

@@ -67,13 +67,22 @@ public class HotStock {
      * from MySQL first. Redis unreachable or not ready → {@link UnavailableException}.
      */
     public Decision purchase(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt) {
+        return purchase(command, orderId, createdAt, expiresAt, null);
+    }
+
+    /**
+     * {@link #purchase(PurchaseCommand, String, Instant, Instant)} of a line of the cart {@code cart} (its purchase
+     * id; {@code null}: a single purchase). A line's entry is never persisted alone ({@link Carts}).
+     */
+    public Decision purchase(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt,
+            String cart) {
         items.touch(command.sku());
-        Decision decision = decide(command, orderId, createdAt, expiresAt);
+        Decision decision = decide(command, orderId, createdAt, expiresAt, cart);
         // Missing or stale: warm and ask again; twice, for a generation that changed again meanwhile.
         for (int attempt = 0; attempt < 2 && (decision.reply() == PurchaseReply.COLD
                 || decision.reply() == PurchaseReply.STALE); attempt++) {
             prepare(command.sku());
-            decision = decide(command, orderId, createdAt, expiresAt);
+            decision = decide(command, orderId, createdAt, expiresAt, cart);
         }
         if (decision.reply() == PurchaseReply.COLD || decision.reply() == PurchaseReply.STALE) {
             throw coldAnswer();
@@ -101,7 +110,8 @@ public class HotStock {
         return itemGeneration != null && itemGeneration.equals(warmer.generation());
     }
 
-    private Decision decide(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt) {
+    private Decision decide(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt,
+            String cart) {
         String generation = warmer.generation();
         if (generation == null) {
             throw coldAnswer();
@@ -117,7 +127,7 @@ public class HotStock {
                             Long.toString(createdAt.getEpochSecond()), Long.toString(expiresAt.getEpochSecond()),
                             Long.toString(idempotencyTtlSeconds),
                             command.idempotencyKey() == null ? "" : command.idempotencyKey(), pod.id(), claim,
-                            maxPending, generation));
+                            maxPending, generation, cart == null ? "" : cart));
         } catch (RuntimeException e) {
             throw abandoned(command, orderId, e);
         }

@@ -22,10 +22,13 @@ public class HotStockScripts {
     final LuaScript warm = LuaScript.load("warm");
     final LuaScript reconcile = LuaScript.load("reconcile");
     final LuaScript sale = LuaScript.load("sale");
+    final LuaScript cartOpen = LuaScript.load("cart_open");
+    final LuaScript cartDecide = LuaScript.load("cart_decide");
 
     /** SCRIPT LOAD of every script. */
     void preloadAll(RedisDataSource redis) {
-        for (LuaScript script : List.of(purchase, undoPurchase, settleEntries, transition, restock, warm, reconcile, sale)) {
+        for (LuaScript script : List.of(purchase, undoPurchase, settleEntries, transition, restock, warm, reconcile, sale,
+                cartOpen, cartDecide)) {
             script.preload(redis);
         }
     }

@@ -55,6 +55,7 @@ public class OrderRelay {
     private final ActiveStrategy strategy;
     private final PodIdentity pod;
     private final ActiveItems items;
+    private final Carts carts;
     private final boolean writeBehind;
     /** When the last round over every item with work ran (System.nanoTime). */
     private long lastFullRound;
@@ -69,9 +70,10 @@ public class OrderRelay {
     private volatile boolean stopping;
     private volatile boolean crashAfterCommit;
 
-    OrderRelay(PendingStream stream, PendingOrderWriter writer, PodIdentity pod, ActiveItems items,
+    OrderRelay(PendingStream stream, PendingOrderWriter writer, PodIdentity pod, ActiveItems items, Carts carts,
             ActiveStrategy strategy, FlashstockConfig config, MeterRegistry registry) {
         this.stream = stream;
+        this.carts = carts;
         this.items = items;
         this.writer = writer;
         this.pod = pod;
@@ -256,10 +258,29 @@ public class OrderRelay {
         }
     }
 
-    /** Persists entries this relay took; returns how many were decided (a full, decided batch: read on). */
-    private int persist(String sku, List<PendingOrder> entries, long[] tally) {
-        if (entries.isEmpty()) {
+    /**
+     * Persists entries this relay took; returns how many were decided (a full, decided batch: read on). Lines of carts
+     * are never persisted alone: {@link Carts#resolve} persists the whole cart, gives the line back, or leaves it while
+     * its cart is undecided.
+     */
+    private int persist(String sku, List<PendingOrder> taken, long[] tally) {
+        if (taken.isEmpty()) {
             return 0;
+        }
+        int decided = 0;
+        List<PendingOrder> entries = new ArrayList<>(taken.size());
+        for (PendingOrder entry : taken) {
+            if (entry.cart() == null) {
+                entries.add(entry);
+            } else if (carts.resolve(entry)) {
+                decided++;
+            } else {
+                tally[1]++;
+                tally[2] = tally[2] == 0 ? entry.recordedAtMillis() : Math.min(tally[2], entry.recordedAtMillis());
+            }
+        }
+        if (entries.isEmpty()) {
+            return decided;
         }
         PendingOrderWriter.Persisted result = writer.persist(sku, entries);
         Map<String, Outcome> outcomes = result.outcomes();
@@ -270,7 +291,7 @@ public class OrderRelay {
                 tally[2] = tally[2] == 0 ? entry.recordedAtMillis() : Math.min(tally[2], entry.recordedAtMillis());
             }
         }
-        return outcomes.size();
+        return decided + outcomes.size();
     }
 
     /** This pod's relay in the streams' consumer group (write-through requests read as the pod id itself). */

@@ -11,9 +11,12 @@ import io.flashstock.order.OrderView;
  * @param entryId the id of its entry in the item's pending-orders stream
  * @param pod     the pod that answered the purchase
  * @param epoch   the hot stock's epoch it was acknowledged under (each warm-up starts a new one)
+ * @param cart    the purchase id of the cart it is a line of ({@link Carts}), or {@code null}: a line is never
+ *                persisted alone
  */
 public record PendingOrder(String entryId, String orderId, String sku, String userId, int quantity,
-        String idempotencyKey, String fingerprint, Instant createdAt, Instant expiresAt, String pod, String epoch) {
+        String idempotencyKey, String fingerprint, Instant createdAt, Instant expiresAt, String pod, String epoch,
+        String cart) {
 
     /** Milliseconds since the epoch at which Redis recorded it (the stream entry id's first part). */
     public long recordedAtMillis() {
@@ -22,6 +25,6 @@ public record PendingOrder(String entryId, String orderId, String sku, String us
     }
 
     public OrderView view() {
-        return new OrderView(orderId, sku, userId, quantity, OrderStatus.RESERVED, createdAt, expiresAt);
+        return new OrderView(orderId, sku, userId, quantity, OrderStatus.RESERVED, createdAt, expiresAt, null);
     }
 }

@@ -1,5 +1,7 @@
 package io.flashstock.deduction.lua;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -12,6 +14,7 @@ import io.flashstock.db.ConflictRetry;
 import io.flashstock.db.DbErrors;
 import io.flashstock.deduction.DbPurchase;
 import io.flashstock.item.Item;
+import io.flashstock.order.Purchase;
 import io.flashstock.order.PurchaseOrder;
 import io.flashstock.support.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -91,6 +94,62 @@ public class PendingOrderWriter {
             }
         }
         return new Persisted(outcomes, version);
+    }
+
+    /** What became of a cart ({@link Carts}), and each item's MySQL version right after the insert (if any). */
+    public record CartWrite(Outcome outcome, Map<String, Long> versions) {
+    }
+
+    /**
+     * Persists a COMMITTED cart: the purchase and every line in one transaction, or nothing. {@code lines} are its
+     * lines as pending orders, in sku order (the row-lock order of every cart). Throws when MySQL cannot be reached.
+     */
+    public CartWrite persistCart(Purchase purchase, List<PendingOrder> lines) {
+        try {
+            return retry.inNewTransactions(() -> insertCart(purchase, lines));
+        } catch (RuntimeException e) {
+            if (DbErrors.isSoldOut(e) || e instanceof ItemGone) {
+                return new CartWrite(Outcome.SOLD_OUT, Map.of());
+            }
+            throw e;
+        }
+    }
+
+    /** A line's item is no longer in MySQL: the cart cannot be stored. Thrown inside its transaction. */
+    private static final class ItemGone extends RuntimeException {
+        ItemGone() {
+            super("item gone", null, false, false);
+        }
+    }
+
+    /** Whether the purchase is in MySQL. */
+    public boolean purchaseStored(String purchaseId) {
+        return QuarkusTransaction.requiringNew().call(() -> Purchase.count("id", purchaseId) > 0);
+    }
+
+    private CartWrite insertCart(Purchase purchase, List<PendingOrder> lines) {
+        if (Purchase.count("id", purchase.id) > 0) {
+            return new CartWrite(Outcome.PRESENT, Map.of());
+        }
+        if (purchase.idempotencyKey != null
+                && Purchase.findByIdempotencyKey(purchase.userId, purchase.idempotencyKey) != null) {
+            return new CartWrite(Outcome.DUPLICATE_KEY, Map.of());
+        }
+        Instant now = Timestamps.now();
+        Map<String, Long> versions = new HashMap<>();
+        List<PurchaseOrder> orders = new ArrayList<>(lines.size());
+        for (PendingOrder line : lines) {
+            if (Item.reserveUnits(line.sku(), line.quantity(), now) == 0) {
+                throw new ItemGone(); // rolls back the lines reserved before it
+            }
+            versions.put(line.sku(), Item.currentVersion(line.sku()));
+            PurchaseOrder order = PurchaseOrder.reserved(line.orderId(), line.sku(), purchase.userId, line.quantity(),
+                    null, null, purchase.createdAt, Duration.between(purchase.createdAt, purchase.expiresAt));
+            order.purchaseId = purchase.id;
+            orders.add(order);
+        }
+        DbPurchase.insertCart(purchase, orders);
+        return new CartWrite(Outcome.INSERTED, versions);
     }
 
     /** Whether the order is in MySQL (before taking back an order another writer may have stored meanwhile). */

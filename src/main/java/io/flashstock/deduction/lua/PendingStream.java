@@ -112,7 +112,7 @@ public class PendingStream {
                     Integer.parseInt(fields.get("qty")), emptyToNull(fields.get("key")), emptyToNull(fields.get("fp")),
                     Instant.ofEpochSecond(Long.parseLong(fields.get("created"))),
                     Instant.ofEpochSecond(Long.parseLong(fields.get("expires"))), fields.get("pod"),
-                    fields.getOrDefault("ep", "")));
+                    fields.getOrDefault("ep", ""), emptyToNull(fields.get("cart"))));
         }
         return orders;
     }
@@ -146,6 +146,14 @@ public class PendingStream {
      */
     public Undo undo(PendingOrder order, boolean returnUnits, String consumer) {
         return undo(order.sku(), order.orderId(), order.idempotencyKey(), order.entryId(), returnUnits, consumer);
+    }
+
+    /**
+     * Gives back a line of an ABORTED cart ({@link Carts}), whoever holds its entry: nobody persists the lines of an
+     * aborted cart, and the script's XDEL makes each give-back happen once.
+     */
+    public Undo undoLine(String sku, String orderId, String entryId) {
+        return undo(sku, orderId, null, entryId, true, "");
     }
 
     /**

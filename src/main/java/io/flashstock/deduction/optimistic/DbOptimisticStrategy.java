@@ -13,6 +13,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.db.ConflictRetry;
 import io.flashstock.db.DbErrors;
+import io.flashstock.deduction.CartCommand;
+import io.flashstock.deduction.CartOutcome;
 import io.flashstock.deduction.Combiner;
 import io.flashstock.deduction.Combiner.Result;
 import io.flashstock.deduction.DbPurchase;
@@ -72,6 +74,38 @@ public class DbOptimisticStrategy implements DeductionStrategy {
     @Override
     public PurchaseOutcome purchase(PurchaseCommand command) {
         return combiner.submit(command.sku(), command, this::decide);
+    }
+
+    /**
+     * A cart in its own transaction: its items' rows locked first, in sku order ({@link Item#lockInOrder}), then each
+     * line read, checked and its versioned update flushed, then the purchase and its lines inserted. Optimistic alone,
+     * concurrent carts over the same few items kept conflicting until their retries ran out (measured: 3 of 100
+     * carts answered 503 with two instances); holding the rows for the few statements of one cart, they queue
+     * instead. Carts are not combined with single purchases; a single purchases' batch that read an item before a
+     * cart changed it conflicts on the version and runs again, as between pods.
+     */
+    @Override
+    public CartOutcome purchase(CartCommand cart) {
+        AtomicReference<CartOutcome> committing = new AtomicReference<>();
+        AtomicLong attemptStarted = new AtomicLong();
+        try {
+            return retry.inNewTransactions(() -> {
+                attemptStarted.set(System.nanoTime());
+                committing.set(null);
+                Item.lockInOrder(cart.lines().stream().map(CartCommand.Line::sku).toList());
+                CartOutcome decided = DbPurchase.decideCart(cart, reservationTtl, (line, now) -> {
+                    Item item = DbPurchase.item(line.sku());
+                    DbPurchase.check(item, cart.line(line), DbPurchase.unitsHeld(item, cart.userId()));
+                    item.reserve(line.quantity(), now);
+                    Item.flush();
+                    return item;
+                });
+                committing.set(decided); // what the commit that follows makes true, if it succeeds
+                return decided;
+            });
+        } catch (RuntimeException e) {
+            return DbPurchase.settleCart(committing.get(), e, attemptStarted.get());
+        }
     }
 
     /**

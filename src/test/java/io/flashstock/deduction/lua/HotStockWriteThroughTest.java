@@ -149,7 +149,7 @@ class HotStockWriteThroughTest extends HotStockResilience {
             HotStock.Decision decision = hotStock.purchase(command, orderId, now, now.plusSeconds(600));
             assertEquals(PurchaseReply.OK, decision.reply());
             orders.add(new PendingOrder(decision.entryId(), orderId, sku, command.userId(), 1, null, null, now,
-                    decision.expiresAt(), pod.id(), decision.epoch()));
+                    decision.expiresAt(), pod.id(), decision.epoch(), null));
         }
         return orders;
     }

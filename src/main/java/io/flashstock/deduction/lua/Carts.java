@@ -1,0 +1,268 @@
+package io.flashstock.deduction.lua;
+
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import io.flashstock.config.FlashstockConfig;
+import io.flashstock.deduction.CartCommand;
+import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
+import io.flashstock.order.OrderStatus;
+import io.flashstock.order.OrderView;
+import io.flashstock.order.Purchase;
+import io.flashstock.order.PurchaseView;
+import io.flashstock.redis.RedisKeys;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.vertx.mutiny.redis.client.Response;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+/**
+ * Multi-item purchases of {@code redis-lua} (docs/multi-item-purchases.md). A cart's lines may sit on different
+ * Redis Cluster shards, so no script can take them all at once. Instead each cart has one decision record in its
+ * user's slot ({@code lua/cart_open.lua}, {@code lua/cart_decide.lua}), decided once by compare-and-set from PENDING:
+ * <ul>
+ * <li>each line is an ordinary purchase ({@code lua/purchase.lua}) whose stream entry names the cart; no relay ever
+ * persists such an entry alone;</li>
+ * <li>COMMITTED (the request, once every line holds its units): the purchase and all its lines go into MySQL in one
+ * transaction ({@link #persist}), by the request (write-through) or by whichever relay meets a line first;</li>
+ * <li>ABORTED (the request, on a refusal; or any relay, for a cart still PENDING past its deadline because its
+ * request died): each line is given back once ({@code lua/undo_purchase.lua} deletes the entry and returns the units
+ * in one step).</li>
+ * </ul>
+ * So MySQL never holds part of a purchase, and a crashed cart's units come back within {@code cart-decide-within}
+ * plus one relay round (write-through: {@code claim-after}, after which relays take over a dead request's entries).
+ */
+@ApplicationScoped
+public class Carts {
+
+    private static final Logger LOG = Logger.getLogger(Carts.class);
+
+    /** A decision record's state; {@code MISSING}: there is none (it expired, or Redis lost it). */
+    public enum State {
+        PENDING, COMMITTED, ABORTED, MISSING
+    }
+
+    /** A line that holds its units in Redis: the order id and the stream entry of its purchase. */
+    public record Line(String sku, int quantity, String orderId, String entryId, String epoch) {
+
+        String encode() {
+            return sku + ' ' + quantity + ' ' + orderId + ' ' + entryId + ' ' + epoch;
+        }
+
+        static Line decode(String text) {
+            String[] parts = text.split(" ", 5);
+            return new Line(parts[0], Integer.parseInt(parts[1]), parts[2], parts[3],
+                    parts.length > 4 ? parts[4] : "");
+        }
+    }
+
+    /** A COMMITTED cart as its decision record holds it. */
+    public record Committed(String purchaseId, String userId, String idempotencyKey, String fingerprint,
+            Instant createdAt, Instant expiresAt, List<Line> lines) {
+
+        public PurchaseView view() {
+            return PurchaseView.of(purchaseId, lines.stream().map(line -> new OrderView(line.orderId(), line.sku(),
+                    userId, line.quantity(), OrderStatus.RESERVED, createdAt, expiresAt, purchaseId)).toList());
+        }
+
+        /** The lines as pending orders, for MySQL and for settling their entries. */
+        List<PendingOrder> orders() {
+            return lines.stream().map(line -> new PendingOrder(line.entryId(), line.orderId(), line.sku(), userId,
+                    line.quantity(), null, null, createdAt, expiresAt, "", line.epoch(), purchaseId)).toList();
+        }
+    }
+
+    /** What opening a cart found: {@code OK}, {@code REPLAY} of {@code purchaseId}, or {@code KEY_REUSED}. */
+    public record Opened(String reply, String purchaseId) {
+    }
+
+    /** Test hook: where a cart request dies ({@link #crashAt}), as a pod killed there would. */
+    enum Crash {
+        NONE, AFTER_OPEN, AFTER_FIRST_LINE, AFTER_ABORT, AFTER_COMMIT
+    }
+
+    /** What a crash at a {@link Crash} point throws: an Error, so that no cleanup on the way catches it. */
+    static final class CrashedForTest extends Error {
+        CrashedForTest(Crash point) {
+            super("test: cart request crashed " + point, null, false, false);
+        }
+    }
+
+    private volatile Crash crash = Crash.NONE;
+
+    private final RedisDataSource redis;
+    private final HotStockScripts scripts;
+    private final PendingStream stream;
+    private final PendingOrderWriter writer;
+    private final long decideWithinMillis;
+    private final long keyTtlSeconds;
+
+    Carts(RedisDataSource redis, HotStockScripts scripts, PendingStream stream, PendingOrderWriter writer,
+            FlashstockConfig config) {
+        this.redis = redis;
+        this.scripts = scripts;
+        this.stream = stream;
+        this.writer = writer;
+        this.decideWithinMillis = config.lua().cartDecideWithin().toMillis();
+        this.keyTtlSeconds = Math.max(1, config.lua().idempotencyTtl().toSeconds());
+    }
+
+    /** Test hook: every cart request from now on dies at {@code point} ({@link Crash#NONE}: none does). */
+    void crashAt(Crash point) {
+        crash = point;
+    }
+
+    /** Dies here if a test asked for a crash at {@code point}. */
+    void checkpoint(Crash point) {
+        if (point != Crash.NONE && crash == point) {
+            throw new CrashedForTest(point);
+        }
+    }
+
+    /** Claims the cart's Idempotency-Key (if any) and opens its PENDING decision record, atomically. */
+    public Opened open(CartCommand cart, String purchaseId) {
+        Response reply = scripts.cartOpen.run(redis, List.of(RedisKeys.cart(cart.userId(), purchaseId),
+                RedisKeys.cartIdempotency(cart.userId(), cart.idempotencyKey())),
+                List.of(purchaseId, orEmpty(cart.fingerprint()), Long.toString(decideWithinMillis),
+                        Long.toString(keyTtlSeconds), Long.toString(keyTtlSeconds), cart.userId(),
+                        orEmpty(cart.idempotencyKey())));
+        return new Opened(reply.get(0).toString(), reply.size() > 1 ? reply.get(1).toString() : null);
+    }
+
+    /** Decides COMMITTED with every line, unless the cart was decided before (a relay aborted it past its deadline). */
+    public State commit(Committed cart) {
+        return decide(cart.userId(), cart.purchaseId(), cart.idempotencyKey(), List.of("COMMITTED", cart.purchaseId(),
+                Long.toString(cart.createdAt().getEpochSecond()), Long.toString(cart.expiresAt().getEpochSecond()),
+                orEmpty(cart.fingerprint()), cart.lines().stream().map(Line::encode).collect(Collectors.joining(","))));
+    }
+
+    /**
+     * The request gives up on its cart (a refusal, or a failure on the way): ABORTED, then each line it reserved
+     * given back. When Redis cannot be reached for this, the cart stays PENDING and a relay aborts it past its
+     * deadline, giving back every line it finds.
+     */
+    public void abandon(String userId, String purchaseId, String idempotencyKey, List<Line> reserved) {
+        try {
+            State state = decide(userId, purchaseId, idempotencyKey, List.of("ABORTED", purchaseId));
+            if (state == State.ABORTED) {
+                checkpoint(Crash.AFTER_ABORT);
+                giveBack(reserved);
+            }
+        } catch (RuntimeException e) {
+            LOG.warnf("Could not abort cart %s now; a relay gives its lines back after its deadline: %s", purchaseId,
+                    e.toString());
+        }
+    }
+
+    /** Gives back lines of an ABORTED cart; each once, whoever else gives them back too. */
+    public void giveBack(List<Line> lines) {
+        for (Line line : lines) {
+            stream.undoLine(line.sku(), line.orderId(), line.entryId());
+        }
+    }
+
+    /** The cart's record when it is COMMITTED, else {@code null}. */
+    public Committed committed(String userId, String purchaseId) {
+        Map<String, String> fields = redis.hash(String.class).hgetall(RedisKeys.cart(userId, purchaseId));
+        if (!"COMMITTED".equals(fields.get("state"))) {
+            return null;
+        }
+        List<Line> lines = Arrays.stream(fields.get("lines").split(",")).map(Line::decode).toList();
+        return new Committed(purchaseId, userId, emptyToNull(fields.get("key")), emptyToNull(fields.get("fp")),
+                Instant.ofEpochSecond(Long.parseLong(fields.get("created"))),
+                Instant.ofEpochSecond(Long.parseLong(fields.get("expires"))), lines);
+    }
+
+    /**
+     * Persists a COMMITTED cart: the purchase and all its lines in one MySQL transaction (or found there already),
+     * then every line's entry leaves its item's stream. A cart MySQL refuses (its Idempotency-Key taken by another
+     * purchase, which Redis had forgotten; or units MySQL has not, Redis having had stale stock) gives every line
+     * back. Throws when MySQL cannot be reached: the entries stay, and the next relay round tries again.
+     */
+    public Outcome persist(Committed cart) {
+        Purchase purchase = new Purchase();
+        purchase.id = cart.purchaseId();
+        purchase.userId = cart.userId();
+        purchase.lines = cart.lines().size();
+        purchase.idempotencyKey = cart.idempotencyKey();
+        purchase.requestFingerprint = cart.fingerprint();
+        purchase.createdAt = cart.createdAt();
+        purchase.expiresAt = cart.expiresAt();
+        List<PendingOrder> orders = cart.orders();
+        PendingOrderWriter.CartWrite written = writer.persistCart(purchase, orders);
+        switch (written.outcome()) {
+            case INSERTED, PRESENT -> {
+                for (PendingOrder order : orders) {
+                    boolean inserted = written.outcome() == Outcome.INSERTED;
+                    stream.settle(order.sku(), List.of(order.entryId()), inserted ? List.of(order) : List.of(),
+                            inserted ? written.versions().get(order.sku()) : 0);
+                }
+            }
+            default -> {
+                LOG.warnf("Cart %s was refused by MySQL (%s); its %d line(s) are given back", cart.purchaseId(),
+                        written.outcome(), orders.size());
+                giveBack(cart.lines());
+            }
+        }
+        return written.outcome();
+    }
+
+    /**
+     * A relay met a line of a cart in an item's stream: persists the whole cart if it is COMMITTED, gives the line
+     * back if the cart was ABORTED (or is past its deadline, which aborts it now), leaves it while the cart is
+     * PENDING. A line whose record is gone stands if MySQL has its purchase, else it is given back (the record's
+     * shard lost its data: write-behind's bounded loss). Returns whether the line was decided.
+     */
+    public boolean resolve(PendingOrder line) {
+        switch (abortIfDue(line.userId(), line.cart())) {
+            case PENDING -> {
+                return false;
+            }
+            case COMMITTED -> {
+                Committed cart = committed(line.userId(), line.cart());
+                if (cart != null) {
+                    persist(cart);
+                    return true;
+                }
+                return false;
+            }
+            case ABORTED -> stream.undoLine(line.sku(), line.orderId(), line.entryId());
+            case MISSING -> {
+                if (writer.purchaseStored(line.cart())) {
+                    stream.settle(line.sku(), List.of(line.entryId()), List.of(), 0);
+                } else {
+                    LOG.warnf("Line %s of cart %s has no decision record and no purchase in MySQL; given back",
+                            line.orderId(), line.cart());
+                    stream.undoLine(line.sku(), line.orderId(), line.entryId());
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Aborts the cart if it is still PENDING past its deadline (its request died after opening it), which also
+     * releases its Idempotency-Key. Returns its state afterwards.
+     */
+    public State abortIfDue(String userId, String purchaseId) {
+        String key = redis.hash(String.class).hget(RedisKeys.cart(userId, purchaseId), "key");
+        return decide(userId, purchaseId, emptyToNull(key), List.of("ABORTED_IF_DUE", purchaseId));
+    }
+
+    private State decide(String userId, String purchaseId, String idempotencyKey, List<String> args) {
+        Response reply = scripts.cartDecide.run(redis, List.of(RedisKeys.cart(userId, purchaseId),
+                RedisKeys.cartIdempotency(userId, idempotencyKey)), args);
+        return State.valueOf(reply.get(0).toString());
+    }
+
+    private static String orEmpty(String value) {
+        return value == null ? "" : value;
+    }
+
+    private static String emptyToNull(String value) {
+        return value == null || value.isEmpty() ? null : value;
+    }
+}

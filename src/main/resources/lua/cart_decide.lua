@@ -1,0 +1,35 @@
+-- redis-lua: the one decision of a cart, made once by compare-and-set from PENDING, whoever makes it: the request
+-- (COMMITTED once every line holds its units, ABORTED on a refusal) or any pod's relay (ABORTED_IF_DUE: a cart still
+-- PENDING past its deadline, whose request died or hangs). Lines of a COMMITTED cart are persisted together, lines of
+-- an ABORTED one are given back one by one (undo_purchase.lua, once each).
+-- KEYS[1] fs:{u:<userId>}:cart:<purchaseId>   KEYS[2] fs:{u:<userId>}:cartkey:<Idempotency-Key> (or the bare prefix)
+-- ARGV[1] 'COMMITTED' | 'ABORTED' | 'ABORTED_IF_DUE'   ARGV[2] purchaseId
+-- COMMITTED also: ARGV[3] created (epoch s)   ARGV[4] expires (epoch s)   ARGV[5] fingerprint, '' without a key
+--                 ARGV[6] the lines, ',' between lines: "sku quantity orderId streamEntryId epoch"
+-- Returns {state after the call}: 'COMMITTED' | 'ABORTED' | 'PENDING' (not due yet) | 'MISSING' (no record)
+local state = redis.call('HMGET', KEYS[1], 'state', 'deadline')
+if not state[1] then
+  return {'MISSING'}
+end
+if state[1] ~= 'PENDING' then
+  return {state[1]}
+end
+if ARGV[1] == 'ABORTED_IF_DUE' then
+  local now = redis.call('TIME')
+  local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+  if nowMs < tonumber(state[2]) then
+    return {'PENDING'}
+  end
+end
+if ARGV[1] == 'COMMITTED' then
+  redis.call('HSET', KEYS[1], 'state', 'COMMITTED', 'created', ARGV[3], 'expires', ARGV[4], 'fp', ARGV[5],
+    'lines', ARGV[6])
+  return {'COMMITTED'}
+end
+redis.call('HSET', KEYS[1], 'state', 'ABORTED')
+-- An aborted cart holds nothing: its Idempotency-Key is released, so that a retry runs anew.
+local earlier = redis.call('GET', KEYS[2])
+if earlier and string.sub(earlier, 1, string.len(ARGV[2]) + 1) == ARGV[2] .. ' ' then
+  redis.call('DEL', KEYS[2])
+end
+return {'ABORTED'}

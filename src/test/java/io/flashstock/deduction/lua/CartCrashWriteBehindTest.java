@@ -1,0 +1,13 @@
+package io.flashstock.deduction.lua;
+
+import io.flashstock.testsupport.OwnRedisResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+
+/** {@link CartCrashes} with write-behind persistence. */
+@QuarkusTest
+@TestProfile(CartCrashes.WriteBehindProfile.class)
+@WithTestResource(OwnRedisResource.class)
+class CartCrashWriteBehindTest extends CartCrashes {
+}
