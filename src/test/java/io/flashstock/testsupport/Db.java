@@ -59,19 +59,23 @@ public final class Db {
 
     /** Ids of the item's orders, any status. */
     public static List<String> orderIds(String sku) {
-        List<String> ids = new ArrayList<>();
-        try (Connection c = connect();
-                PreparedStatement s = c.prepareStatement("SELECT id FROM purchase_order WHERE sku = ?")) {
-            s.setString(1, sku);
+        return strings("SELECT id FROM purchase_order WHERE sku = ?", sku);
+    }
+
+    /** The first column of every row a query returns, as strings. */
+    public static List<String> strings(String sql, Object... params) {
+        List<String> values = new ArrayList<>();
+        try (Connection c = connect(); PreparedStatement s = c.prepareStatement(sql)) {
+            bind(s, params);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    ids.add(rs.getString(1));
+                    values.add(rs.getString(1));
                 }
             }
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
-        return ids;
+        return values;
     }
 
     public static long count(String sql, Object... params) {
