@@ -6,6 +6,8 @@ import io.flashstock.access.Caller;
 import io.flashstock.access.Roles;
 import io.flashstock.deduction.PurchaseOutcome;
 import io.flashstock.web.InputRules;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
@@ -40,19 +42,29 @@ public class PurchaseResource {
      * Reserves units for a buyer: 201 with the RESERVED order. With an Idempotency-Key, a repeat of the same
      * request answers the first order again (header {@code Idempotent-Replayed: true}). A shop names the user in
      * the body; a buyer buys as its token's user.
+     *
+     * <p>Runs on the event loop up to the point where Redis or MySQL is needed: a purchase refused from memory (a
+     * known sold-out, the storm of a sale's last seconds) is answered there, and only the others go to a worker
+     * thread, where the strategy may block.
      */
     @POST
     @RolesAllowed({ Roles.SHOP, Roles.BUYER })
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response purchase(
+    public Uni<Response> purchase(
             @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
             @RestHeader(IDEMPOTENCY_KEY) @Pattern(regexp = InputRules.IDEMPOTENCY_KEY,
                     message = InputRules.IDEMPOTENCY_KEY_MESSAGE) String idempotencyKey,
             @NotNull(message = "a JSON body is required") @Valid PurchaseRequest request,
             @Context HttpServerRequest connection) {
         String userId = caller.purchaser(request.userId());
-        PurchaseOutcome outcome = purchases.purchase(sku, userId, request.quantity(), idempotencyKey,
-                connection.remoteAddress() == null ? null : connection.remoteAddress().hostAddress());
+        String address = connection.remoteAddress() == null ? null : connection.remoteAddress().hostAddress();
+        purchases.refuseFromMemory(sku, request.quantity(), idempotencyKey);
+        return Uni.createFrom()
+                .item(() -> created(purchases.purchase(sku, userId, request.quantity(), idempotencyKey, address)))
+                .runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
+    }
+
+    private static Response created(PurchaseOutcome outcome) {
         Response.ResponseBuilder response = Response.status(Response.Status.CREATED)
                 .location(URI.create("/orders/" + outcome.order().orderId()))
                 .entity(outcome.order());

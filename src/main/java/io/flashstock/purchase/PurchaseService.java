@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.ActiveStrategy;
@@ -19,6 +20,7 @@ import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.item.Availability;
 import io.flashstock.redis.RateLimiter;
+import io.flashstock.support.MetersByTag;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -36,6 +38,8 @@ public class PurchaseService {
     private final RateLimiter rateLimiter;
     private final int maxQuantity;
     private final MeterRegistry registry;
+    private final MetersByTag<Timer> purchaseTimers;
+    private final MetersByTag<Timer> cartTimers;
 
     PurchaseService(ActiveStrategy active, Availability availability, RateLimiter rateLimiter,
             FlashstockConfig config, MeterRegistry registry) {
@@ -44,26 +48,43 @@ public class PurchaseService {
         this.rateLimiter = rateLimiter;
         this.maxQuantity = config.maxQuantityPerRequest();
         this.registry = registry;
+        String strategyName = strategy.name().configValue();
+        this.purchaseTimers = new MetersByTag<>(outcome -> registry.timer("flashstock.purchases",
+                "strategy", strategyName, "outcome", outcome));
+        this.cartTimers = new MetersByTag<>(outcome -> registry.timer("flashstock.carts",
+                "strategy", strategyName, "outcome", outcome));
     }
 
     /**
-     * The purchase, in this order: a known sold-out answered from memory, the rate limits (429), then the strategy.
-     * {@code clientAddress}: the buyer's address for the per-address limit (null: not limited by address).
+     * What a purchase can be refused without Redis or MySQL, so any thread may ask it (the resource asks on the
+     * event loop, before it hands the purchase to a worker): a quantity over the bound (400), and an item this pod
+     * knows has too few units (409 {@code sold-out}, counted in {@code flashstock.purchases} like any other answer).
+     * With an Idempotency-Key the strategy answers a sold-out: the request may be the retry of a 201.
      */
-    public PurchaseOutcome purchase(String sku, String userId, int quantity, String idempotencyKey,
-            String clientAddress) {
+    public void refuseFromMemory(String sku, int quantity, String idempotencyKey) {
         if (quantity > maxQuantity) {
             throw FlashstockException.invalid("quantity: must be at most " + maxQuantity + " per purchase");
         }
+        long start = System.nanoTime();
+        if (idempotencyKey == null && availability.soldOut(sku, quantity)) {
+            purchaseTimers.get(ProblemCode.SOLD_OUT.code()).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            throw FlashstockException.soldOut(sku, quantity);
+        }
+    }
+
+    /**
+     * The purchase, in this order: what is refused from memory ({@link #refuseFromMemory}), the rate limits (429),
+     * then the strategy. {@code clientAddress}: the buyer's address for the per-address limit (null: not limited by
+     * address). Blocks: call it on a worker thread.
+     */
+    public PurchaseOutcome purchase(String sku, String userId, int quantity, String idempotencyKey,
+            String clientAddress) {
+        refuseFromMemory(sku, quantity, idempotencyKey);
         String fingerprint = idempotencyKey == null ? null : fingerprint(userId, quantity);
         PurchaseCommand command = new PurchaseCommand(sku, userId, quantity, idempotencyKey, fingerprint);
         Timer.Sample sample = Timer.start(registry);
         String outcome = "error";
         try {
-            if (idempotencyKey == null && availability.soldOut(sku, quantity)) {
-                // Known sold out: no Redis, no MySQL. With a key the strategy answers: it may be a retry of a 201.
-                throw FlashstockException.soldOut(sku, quantity);
-            }
             rateLimiter.admit(userId, clientAddress);
             PurchaseOutcome result = strategy.purchase(command);
             outcome = result.replayed() ? "replayed" : "reserved";
@@ -75,8 +96,7 @@ public class PurchaseService {
             }
             throw e;
         } finally {
-            sample.stop(registry.timer("flashstock.purchases", "strategy", strategy.name().configValue(),
-                    "outcome", outcome));
+            sample.stop(purchaseTimers.get(outcome));
         }
     }
 
@@ -122,8 +142,7 @@ public class PurchaseService {
             }
             throw e;
         } finally {
-            sample.stop(registry.timer("flashstock.carts", "strategy", strategy.name().configValue(),
-                    "outcome", outcome));
+            sample.stop(cartTimers.get(outcome));
         }
     }
 

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.support.Backoff;
+import io.flashstock.support.MetersByTag;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -53,14 +54,14 @@ public class RedisLock {
     private final SecureRandom random = new SecureRandom();
     private final ScheduledExecutorService renewals;
     private final Set<Lease> held = ConcurrentHashMap.newKeySet();
-    private final MeterRegistry registry;
+    private final MetersByTag<Timer> waits;
     private final Timer hold;
     private final Counter lost;
 
     RedisLock(RedisDataSource redis, FlashstockConfig config, MeterRegistry registry) {
         this.redis = redis;
         this.settings = config.lock();
-        this.registry = registry;
+        this.waits = new MetersByTag<>(outcome -> registry.timer("flashstock.lock.wait", "outcome", outcome));
         this.renewals = Executors.newScheduledThreadPool(1, runnable -> {
             Thread thread = new Thread(runnable, "flashstock-lock-renewal");
             thread.setDaemon(true);
@@ -204,7 +205,7 @@ public class RedisLock {
     }
 
     private void recordWait(long start, String outcome) {
-        registry.timer("flashstock.lock.wait", "outcome", outcome).record(System.nanoTime() - start,
+        waits.get(outcome).record(System.nanoTime() - start,
                 TimeUnit.NANOSECONDS);
     }
 

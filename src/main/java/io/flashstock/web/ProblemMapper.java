@@ -14,6 +14,8 @@ import io.flashstock.db.DbErrors;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.support.Causes;
+import io.flashstock.support.MetersByTag;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.ForbiddenException;
@@ -51,7 +53,7 @@ public class ProblemMapper {
     private final String typePrefix;
     private final String retryAfter;
     /** Counts every 4xx answer by its code (flashstock.refusals): 401s, 403s, 429s, sale windows, sold-outs... */
-    private final MeterRegistry registry;
+    private final MetersByTag<Counter> refusals;
 
     @Inject
     ProblemMapper(FlashstockConfig config, MeterRegistry registry) {
@@ -61,7 +63,7 @@ public class ProblemMapper {
     ProblemMapper(String typePrefix, int retryAfterSeconds, MeterRegistry registry) {
         this.typePrefix = typePrefix;
         this.retryAfter = Integer.toString(retryAfterSeconds);
-        this.registry = registry;
+        this.refusals = new MetersByTag<>(code -> registry.counter("flashstock.refusals", "code", code));
     }
 
     /**
@@ -170,7 +172,7 @@ public class ProblemMapper {
         Problem body = new Problem(typePrefix + code.code(), code.title(), status, detail,
                 uri == null ? null : uri.getPath(), sku);
         if (status >= 400 && status < 500) {
-            registry.counter("flashstock.refusals", "code", code.code()).increment();
+            refusals.get(code.code()).increment();
         }
         Response.ResponseBuilder response = Response.status(status).type(Problem.MEDIA_TYPE).entity(body);
         if (retryAfterSeconds != null || status == 503) {
