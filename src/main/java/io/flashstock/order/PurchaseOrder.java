@@ -2,7 +2,9 @@ package io.flashstock.order;
 
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
 import jakarta.persistence.Column;
@@ -75,10 +77,30 @@ public class PurchaseOrder extends PanacheEntityBase {
         return order;
     }
 
-    /** The ids among {@code ids} whose orders are in MySQL (in the caller's transaction). */
+    /**
+     * The ids among {@code ids} whose orders are in MySQL (in the caller's transaction). SQL rather than HQL here and in
+     * {@link #ownersOfKeys}: the write-behind relay asks both for every batch, and Hibernate translates an HQL query
+     * anew for each new length of its IN list (a fifth of the relay's CPU, profiled).
+     */
+    @SuppressWarnings("unchecked")
     public static List<String> storedAmong(Collection<String> ids) {
-        return getEntityManager().createQuery("select o.id from PurchaseOrder o where o.id in :ids", String.class)
+        return getEntityManager().createNativeQuery("SELECT id FROM purchase_order WHERE id IN (:ids)", String.class)
                 .setParameter("ids", ids).getResultList();
+    }
+
+    /** The orders of the item holding one of {@code keys} as Idempotency-Key: order id by key. */
+    @SuppressWarnings("unchecked")
+    public static Map<String, String> ownersOfKeys(String sku, Collection<String> keys) {
+        Map<String, String> owners = new HashMap<>();
+        if (keys.isEmpty()) {
+            return owners;
+        }
+        List<Object[]> rows = getEntityManager()
+                .createNativeQuery("SELECT idempotency_key, id FROM purchase_order"
+                        + " WHERE sku = :sku AND idempotency_key IN (:keys)", Object[].class)
+                .setParameter("sku", sku).setParameter("keys", keys).getResultList();
+        rows.forEach(row -> owners.put((String) row[0], (String) row[1]));
+        return owners;
     }
 
     /** The lines of a multi-item purchase, in sku order (in the caller's transaction). */

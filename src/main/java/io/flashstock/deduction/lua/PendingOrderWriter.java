@@ -161,14 +161,7 @@ public class PendingOrderWriter {
         List<String> ids = orders.stream().map(PendingOrder::orderId).toList();
         Set<String> present = new HashSet<>(PurchaseOrder.storedAmong(ids));
         List<String> keys = orders.stream().map(PendingOrder::idempotencyKey).filter(k -> k != null).toList();
-        Map<String, String> keyOwners = new HashMap<>();
-        if (!keys.isEmpty()) {
-            PurchaseOrder.getEntityManager()
-                    .createQuery("select o.idempotencyKey, o.id from PurchaseOrder o"
-                            + " where o.sku = :sku and o.idempotencyKey in :keys", Object[].class)
-                    .setParameter("sku", sku).setParameter("keys", keys).getResultList()
-                    .forEach(row -> keyOwners.put((String) row[0], (String) row[1]));
-        }
+        Map<String, String> keyOwners = PurchaseOrder.ownersOfKeys(sku, keys);
         Map<String, Outcome> outcomes = new LinkedHashMap<>();
         List<PurchaseOrder> fresh = new ArrayList<>();
         int units = 0;
