@@ -205,8 +205,7 @@ public class RedisLock {
     }
 
     private void recordWait(long start, String outcome) {
-        waits.get(outcome).record(System.nanoTime() - start,
-                TimeUnit.NANOSECONDS);
+        waits.get(outcome).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
     }
 
     private String newToken() {

@@ -20,6 +20,7 @@ import io.flashstock.redis.RedisKeys;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.RedisDataSource;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -39,6 +40,9 @@ abstract class HotStockResilience {
 
     @Inject
     HotStockWarmer warmer;
+
+    @Inject
+    MeterRegistry meters;
 
     /** Whether every 201 must have its order in MySQL (write-through; write-behind loses what Redis lost). */
     abstract boolean everyAcknowledgedOrderSurvivesDataLoss();
@@ -144,6 +148,12 @@ abstract class HotStockResilience {
         // With a key the script answers (a retry of a 201 must not get sold-out from memory), and its answer renews
         // what this pod knows: sold out, for the next second.
         purchase(sku, "keyed", 1, "refresh-" + sku).then().statusCode(409);
+        // ...so the next purchases without a key are refused by this pod alone: no Redis call, no MySQL query.
+        double fromMemory = soldOutFromMemory();
+        for (int i = 0; i < 3; i++) {
+            purchase(sku, "storm-" + i, 1, null).then().statusCode(409);
+        }
+        assertEquals(3, soldOutFromMemory() - fromMemory, 0.0, "sold-out answers from memory");
         Db.update("UPDATE item SET stock = stock + 1, available = available + 1, version = version + 1"
                 + " WHERE sku = ?", sku);
         long version = Db.count("SELECT version FROM item WHERE sku = ?", sku);
@@ -163,6 +173,10 @@ abstract class HotStockResilience {
         assertTrue(tookMillis < 500, "the unit was refused for " + tookMillis + " ms after it came back (the cache "
                 + "alone would have refused it for up to 1 s)");
         assertCounters(sku, 2, 0, 2, 0);
+    }
+
+    private double soldOutFromMemory() {
+        return meters.counter("flashstock.purchases.sold-out.from-memory").count();
     }
 
     private long commandsProcessed() {
