@@ -1,5 +1,8 @@
 package io.flashstock.deduction;
 
+import io.flashstock.support.Workers;
+import io.smallrye.mutiny.Uni;
+
 /**
  * Decides purchases: checks the Idempotency-Key, the user's limit and availability, deducts, and records the
  * order, as one atomic step as far as clients can tell. Business refusals are thrown as
@@ -13,7 +16,16 @@ public interface DeductionStrategy {
 
     StrategyName name();
 
+    /** Decides the purchase; may block (MySQL, Redis, a lock wait): call it on a worker thread. */
     PurchaseOutcome purchase(PurchaseCommand command);
+
+    /**
+     * {@link #purchase(PurchaseCommand)} for a caller on the event loop. By default the whole purchase runs on a
+     * worker thread; a strategy whose common path need not block overrides it and hands only the rest to a worker.
+     */
+    default Uni<PurchaseOutcome> purchaseAsync(PurchaseCommand command) {
+        return Workers.call(() -> purchase(command));
+    }
 
     /**
      * A multi-item purchase, all or nothing: every line holds its units, or none does and the refusal names the

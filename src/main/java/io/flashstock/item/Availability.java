@@ -17,6 +17,7 @@ import io.quarkus.redis.datasource.pubsub.PubSubCommands;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
@@ -213,8 +214,7 @@ public class Availability {
      * refusals come from memory. Never throws.
      */
     public void learn(String sku) {
-        Entry entry = entries.get(sku);
-        if (!listening || entry != null && entry.level() != null && System.nanoTime() - entry.loadedAt() <= ttlNanos) {
+        if (!needsLoad(sku)) {
             return;
         }
         try {
@@ -222,6 +222,19 @@ public class Availability {
         } catch (RuntimeException e) {
             LOG.debugf("Could not load the availability of %s: %s", sku, e.toString());
         }
+    }
+
+    /** {@link #learn} for a caller that must not block (the event loop): a load, when needed, runs on a worker. */
+    public void learnSoon(String sku) {
+        if (needsLoad(sku)) {
+            Infrastructure.getDefaultWorkerPool().execute(() -> learn(sku));
+        }
+    }
+
+    /** Whether learning the item needs a load: listening, and no level of it within the TTL. */
+    private boolean needsLoad(String sku) {
+        Entry entry = entries.get(sku);
+        return listening && (entry == null || entry.level() == null || System.nanoTime() - entry.loadedAt() > ttlNanos);
     }
 
     /** The item's availability, loaded at most once per TTL in this pod (concurrent readers share one load). */

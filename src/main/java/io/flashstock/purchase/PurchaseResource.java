@@ -7,7 +7,6 @@ import io.flashstock.access.Roles;
 import io.flashstock.deduction.PurchaseOutcome;
 import io.flashstock.web.InputRules;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
@@ -43,9 +42,9 @@ public class PurchaseResource {
      * request answers the first order again (header {@code Idempotent-Replayed: true}). A shop names the user in
      * the body; a buyer buys as its token's user.
      *
-     * <p>Runs on the event loop up to the point where Redis or MySQL is needed: a purchase refused from memory (a
-     * known sold-out, the storm of a sale's last seconds) is answered there, and only the others go to a worker
-     * thread, where the strategy may block.
+     * <p>Runs on the event loop: a purchase refused from memory (a known sold-out, the storm of a sale's last
+     * seconds) is answered there, and so is a redis-lua write-behind purchase, whose script runs on the reactive
+     * Redis client. What blocks (MySQL, a lock wait) goes to a worker thread ({@link PurchaseService#purchase}).
      */
     @POST
     @RolesAllowed({ Roles.SHOP, Roles.BUYER })
@@ -58,10 +57,8 @@ public class PurchaseResource {
             @Context HttpServerRequest connection) {
         String userId = caller.purchaser(request.userId());
         String address = connection.remoteAddress() == null ? null : connection.remoteAddress().hostAddress();
-        purchases.refuseFromMemory(sku, request.quantity(), idempotencyKey);
-        return Uni.createFrom()
-                .item(() -> created(purchases.purchase(sku, userId, request.quantity(), idempotencyKey, address)))
-                .runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
+        return purchases.purchase(sku, userId, request.quantity(), idempotencyKey, address)
+                .map(PurchaseResource::created);
     }
 
     private static Response created(PurchaseOutcome outcome) {

@@ -23,6 +23,7 @@ import io.flashstock.redis.RateLimiter;
 import io.flashstock.support.MetersByTag;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -73,31 +74,27 @@ public class PurchaseService {
     }
 
     /**
-     * The purchase, in this order: what is refused from memory ({@link #refuseFromMemory}), the rate limits (429),
-     * then the strategy. {@code clientAddress}: the buyer's address for the per-address limit (null: not limited by
-     * address). Blocks: call it on a worker thread.
+     * The purchase, in this order: what is refused from memory ({@link #refuseFromMemory}, thrown at once), the rate
+     * limits (429), then the strategy. {@code clientAddress}: the buyer's address for the per-address limit (null:
+     * not limited by address). Never blocks the caller: call it on the event loop; what blocks runs on a worker
+     * ({@link DeductionStrategy#purchaseAsync}).
      */
-    public PurchaseOutcome purchase(String sku, String userId, int quantity, String idempotencyKey,
+    public Uni<PurchaseOutcome> purchase(String sku, String userId, int quantity, String idempotencyKey,
             String clientAddress) {
         refuseFromMemory(sku, quantity, idempotencyKey);
         String fingerprint = idempotencyKey == null ? null : fingerprint(userId, quantity);
         PurchaseCommand command = new PurchaseCommand(sku, userId, quantity, idempotencyKey, fingerprint);
-        Timer.Sample sample = Timer.start(registry);
-        String outcome = "error";
-        try {
-            rateLimiter.admit(userId, clientAddress);
-            PurchaseOutcome result = strategy.purchase(command);
-            outcome = result.replayed() ? "replayed" : "reserved";
-            return result;
-        } catch (FlashstockException e) {
-            outcome = e.code().code();
-            if (e.code() == ProblemCode.SOLD_OUT) {
-                availability.learn(sku); // the next refusals of this item come from memory
-            }
-            throw e;
-        } finally {
-            sample.stop(purchaseTimers.get(outcome));
-        }
+        long start = System.nanoTime();
+        return rateLimiter.admitAsync(userId, clientAddress)
+                .chain(() -> strategy.purchaseAsync(command))
+                .onItemOrFailure().invoke((result, failure) -> {
+                    String outcome = failure == null ? (result.replayed() ? "replayed" : "reserved")
+                            : failure instanceof FlashstockException e ? e.code().code() : "error";
+                    purchaseTimers.get(outcome).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                    if (failure instanceof FlashstockException e && e.code() == ProblemCode.SOLD_OUT) {
+                        availability.learnSoon(sku); // the next refusals of this item come from memory
+                    }
+                });
     }
 
     /**

@@ -5,11 +5,14 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 
 import io.flashstock.support.Causes;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.RedisDataSource;
+import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 
 /**
@@ -51,9 +54,7 @@ public final class LuaScript {
     }
 
     public Response run(RedisDataSource redis, List<String> keys, List<String> args) {
-        // Checked wherever assertions are on (every test): a call whose keys would not all hash to one slot fails
-        // here, on a single Redis too, instead of with CROSSSLOT only in a Redis Cluster.
-        assert oneHashTag(keys) : "script " + name + " called with keys of several slots: " + keys;
+        assertOneSlot(keys);
         try {
             return redis.execute("EVALSHA", command(sha1, keys, args));
         } catch (RuntimeException e) {
@@ -62,6 +63,25 @@ public final class LuaScript {
             }
             return redis.execute("EVAL", command(source, keys, args));
         }
+    }
+
+    /**
+     * {@link #run(RedisDataSource, List, List)} without blocking: for callers on the event loop. The reply, or a
+     * failure: Redis's error, or a {@link java.util.concurrent.TimeoutException} when no reply came within
+     * {@code timeout} (the script may still run: the caller decides what that means, as with a blocking call).
+     */
+    public Uni<Response> runAsync(ReactiveRedisDataSource redis, List<String> keys, List<String> args,
+            Duration timeout) {
+        assertOneSlot(keys);
+        return redis.execute("EVALSHA", command(sha1, keys, args))
+                .onFailure(LuaScript::isNoScript).recoverWithUni(() -> redis.execute("EVAL", command(source, keys, args)))
+                .ifNoItem().after(timeout).fail();
+    }
+
+    private void assertOneSlot(List<String> keys) {
+        // Checked wherever assertions are on (every test): a call whose keys would not all hash to one slot fails
+        // here, on a single Redis too, instead of with CROSSSLOT only in a Redis Cluster.
+        assert oneHashTag(keys) : "script " + name + " called with keys of several slots: " + keys;
     }
 
     private static String[] command(String scriptOrSha, List<String> keys, List<String> args) {

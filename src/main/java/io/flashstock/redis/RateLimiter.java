@@ -1,14 +1,16 @@
 package io.flashstock.redis;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.error.FlashstockException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.redis.datasource.RedisDataSource;
-import io.vertx.mutiny.redis.client.Response;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -29,14 +31,18 @@ public class RateLimiter {
         }
     }
 
-    private final RedisDataSource redis;
+    private final ReactiveRedisDataSource redis;
+    /** How long a limit's script call waits for Redis: the blocking client's timeout. */
+    private final Duration timeout;
     private final LuaScript script = LuaScript.load("rate_limit");
     private final Limit perUser;
     private final Limit perAddress;
     private final Counter unchecked;
 
-    RateLimiter(RedisDataSource redis, FlashstockConfig config, MeterRegistry registry) {
+    RateLimiter(ReactiveRedisDataSource redis, @ConfigProperty(name = "quarkus.redis.timeout") Duration timeout,
+            FlashstockConfig config, MeterRegistry registry) {
         this.redis = redis;
+        this.timeout = timeout;
         FlashstockConfig.RateLimit settings = config.rateLimit();
         this.perUser = limit("user", "this user", settings.perUser(), settings.perUserBurst(), registry);
         this.perAddress = limit("address", "this client address", settings.perAddress(), settings.perAddressBurst(),
@@ -52,34 +58,39 @@ public class RateLimiter {
     }
 
     /**
-     * Counts one purchase against the user's and the address's limits.
+     * Counts one purchase against the user's and the address's limits. Blocks: for callers on a worker thread.
      *
      * @throws FlashstockException too-many-requests when either is over its limit
      */
     public void admit(String userId, String clientAddress) {
-        check(perUser, userId);
-        if (clientAddress != null) {
-            check(perAddress, clientAddress);
-        }
+        admitAsync(userId, clientAddress).await().indefinitely();
     }
 
-    private void check(Limit limit, String who) {
+    /**
+     * {@link #admit} without blocking: completes when the purchase may go on, fails with too-many-requests when either
+     * limit is reached. Nothing is asked of Redis while both limits are off.
+     */
+    public Uni<Void> admitAsync(String userId, String clientAddress) {
+        Uni<Void> user = check(perUser, userId);
+        return clientAddress == null ? user : user.chain(() -> check(perAddress, clientAddress));
+    }
+
+    private Uni<Void> check(Limit limit, String who) {
         if (!limit.on()) {
-            return;
+            return Uni.createFrom().voidItem();
         }
-        Response reply;
-        try {
-            reply = script.run(redis, List.of(RedisKeys.rate(limit.kind(), who)),
-                    List.of(Long.toString(limit.intervalMillis()), Integer.toString(limit.burst())));
-        } catch (RuntimeException e) {
-            unchecked.increment();
-            LOG.debugf("Rate limit %s not checked: %s", limit.kind(), e.toString());
-            return;
-        }
-        if (reply.get(0).toInteger() == 0) {
-            limit.refused().increment();
-            long waitMillis = reply.get(1).toLong();
-            throw FlashstockException.tooManyRequests(limit.who(), Math.max(1, (waitMillis + 999) / 1000));
-        }
+        return script.runAsync(redis, List.of(RedisKeys.rate(limit.kind(), who)),
+                List.of(Long.toString(limit.intervalMillis()), Integer.toString(limit.burst())), timeout)
+                .onItemOrFailure().transform((reply, failure) -> {
+                    if (failure != null) {
+                        unchecked.increment();
+                        LOG.debugf("Rate limit %s not checked: %s", limit.kind(), failure.toString());
+                    } else if (reply.get(0).toInteger() == 0) {
+                        limit.refused().increment();
+                        long waitMillis = reply.get(1).toLong();
+                        throw FlashstockException.tooManyRequests(limit.who(), Math.max(1, (waitMillis + 999) / 1000));
+                    }
+                    return null;
+                });
     }
 }

@@ -57,4 +57,9 @@ public final class Causes {
     public static <T extends Throwable> Optional<T> find(Throwable error, Class<T> type) {
         return first(error, type::isInstance).map(type::cast);
     }
+
+    /** {@code error} itself when unchecked, else wrapped in one (a failure handed over by a reactive call). */
+    public static RuntimeException unchecked(Throwable error) {
+        return error instanceof RuntimeException e ? e : new IllegalStateException(error.toString(), error);
+    }
 }

@@ -11,6 +11,7 @@ import io.flashstock.config.FlashstockConfig;
 import io.flashstock.order.OrderIds;
 import io.flashstock.redis.LuaScript;
 import io.flashstock.redis.RedisKeys;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.redis.datasource.sortedset.ScoreRange;
 import io.quarkus.redis.datasource.sortedset.ScoredValue;
@@ -39,6 +40,7 @@ public class ActiveItems {
     static final long SKEW = 60_000;
 
     private final RedisDataSource redis;
+    private final ReactiveRedisDataSource reactive;
     private final LuaScript retire = LuaScript.load("retire_item");
     private final long activeForNanos;
     /** sku → when this pod last touched or saw it (System.nanoTime). */
@@ -52,24 +54,29 @@ public class ActiveItems {
     /** The highest announcement time read from the shared set; later reads start {@link #SKEW} before it. */
     private volatile double seenUpTo = Double.NEGATIVE_INFINITY;
 
-    ActiveItems(RedisDataSource redis, FlashstockConfig config) {
+    ActiveItems(RedisDataSource redis, ReactiveRedisDataSource reactive, FlashstockConfig config) {
         this.redis = redis;
+        this.reactive = reactive;
         this.activeForNanos = config.lua().activeFor().toNanos();
     }
 
-    /** The item has work now: this pod's rounds look at it, and so will every other pod's. */
+    /**
+     * The item has work now: this pod's rounds look at it, and so will every other pod's. Never blocks (a purchase on
+     * the event loop touches its item): the announcement is sent without waiting for Redis's answer, and one that
+     * fails is sent again on the next touch, as when it was waited for (the purchase never depended on it).
+     */
     public void touch(String sku) {
         long now = System.nanoTime();
         touched.put(sku, now);
         Long last = announced.get(sku);
         if (last == null || now - last >= ANNOUNCE_EVERY.toNanos()) {
             announced.put(sku, now);
-            try {
-                redis.sortedSet(String.class).zadd(RedisKeys.activeItems(), System.currentTimeMillis(), sku);
-            } catch (RuntimeException e) {
-                announced.remove(sku); // the next touch tries again; this pod's own rounds have the item anyway
-                LOG.debugf("Could not announce %s: %s", sku, e.toString());
-            }
+            reactive.sortedSet(String.class).zadd(RedisKeys.activeItems(), System.currentTimeMillis(), sku)
+                    .subscribe().with(added -> {
+                    }, e -> {
+                        announced.remove(sku); // the next touch tries again; this pod's rounds have the item anyway
+                        LOG.debugf("Could not announce %s: %s", sku, e.toString());
+                    });
         }
     }
 

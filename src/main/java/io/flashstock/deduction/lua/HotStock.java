@@ -1,5 +1,6 @@
 package io.flashstock.deduction.lua;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -8,9 +9,14 @@ import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.redis.RedisKeys;
+import io.flashstock.support.Causes;
+import io.flashstock.support.Workers;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.RedisDataSource;
+import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -25,6 +31,9 @@ public class HotStock {
     private static final Logger LOG = Logger.getLogger(HotStock.class);
 
     private final RedisDataSource redis;
+    private final ReactiveRedisDataSource reactive;
+    /** How long a non-blocking script call waits for its reply: the blocking client's timeout. */
+    private final Duration timeout;
     private final HotStockWarmer warmer;
     private final HotStockScripts scripts;
     private final ActiveItems items;
@@ -35,9 +44,12 @@ public class HotStock {
     private final String claim;
     private final String maxPending;
 
-    HotStock(RedisDataSource redis, HotStockWarmer warmer, HotStockScripts scripts, ActiveItems items,
-            PendingStream stream, PodIdentity pod, FlashstockConfig config) {
+    HotStock(RedisDataSource redis, ReactiveRedisDataSource reactive,
+            @ConfigProperty(name = "quarkus.redis.timeout") Duration timeout, HotStockWarmer warmer,
+            HotStockScripts scripts, ActiveItems items, PendingStream stream, PodIdentity pod, FlashstockConfig config) {
         this.redis = redis;
+        this.reactive = reactive;
+        this.timeout = timeout;
         this.warmer = warmer;
         this.scripts = scripts;
         this.items = items;
@@ -77,8 +89,43 @@ public class HotStock {
     public Decision purchase(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt,
             String cart) {
         items.touch(command.sku());
-        Decision decision = decide(command, orderId, createdAt, expiresAt, cart);
-        // Missing or stale: warm and ask again; twice, for a generation that changed again meanwhile.
+        return warmedIfNeeded(command, orderId, createdAt, expiresAt, cart,
+                decide(command, orderId, createdAt, expiresAt, cart));
+    }
+
+    /**
+     * {@link #purchase(PurchaseCommand, String, Instant, Instant)} without blocking, for a purchase on the event loop:
+     * the script's answer as it comes. What needs a blocking call continues on a worker thread: an item to warm from
+     * MySQL first, and a call that failed or timed out (voided as in the blocking path, {@link #abandoned}).
+     */
+    public Uni<Decision> purchaseAsync(PurchaseCommand command, String orderId, Instant createdAt,
+            Instant expiresAt) {
+        String generation = warmer.generation();
+        if (generation == null) {
+            return Uni.createFrom().failure(coldAnswer());
+        }
+        items.touch(command.sku());
+        return scripts.purchase.runAsync(reactive, purchaseKeys(command, orderId),
+                purchaseArgs(command, orderId, createdAt, expiresAt, null, generation), timeout)
+                .onItemOrFailure().transformToUni((reply, failure) -> {
+                    if (failure != null) {
+                        return Workers.<Decision>call(() -> {
+                            throw abandoned(command, orderId, Causes.unchecked(failure));
+                        });
+                    }
+                    Decision decision = parse(reply, orderId, createdAt);
+                    if (decision.reply() == PurchaseReply.COLD || decision.reply() == PurchaseReply.STALE) {
+                        return Workers.call(() -> warmedIfNeeded(command, orderId, createdAt, expiresAt, null,
+                                decision));
+                    }
+                    return Uni.createFrom().item(decision);
+                });
+    }
+
+    /** The decision, or (the item missing or stale) the item warmed and asked again; twice, for a changing generation. */
+    private Decision warmedIfNeeded(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt,
+            String cart, Decision first) {
+        Decision decision = first;
         for (int attempt = 0; attempt < 2 && (decision.reply() == PurchaseReply.COLD
                 || decision.reply() == PurchaseReply.STALE); attempt++) {
             prepare(command.sku());
@@ -116,21 +163,34 @@ public class HotStock {
         if (generation == null) {
             throw coldAnswer();
         }
-        String sku = command.sku();
         Response reply;
         try {
-            reply = scripts.purchase.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.users(sku),
-                    RedisKeys.held(sku), RedisKeys.orders(sku), RedisKeys.idempotency(sku, command.idempotencyKey()),
-                    RedisKeys.voided(sku, orderId)),
-                    List.of(orderId, command.userId(), Integer.toString(command.quantity()),
-                            command.fingerprint() == null ? "" : command.fingerprint(),
-                            Long.toString(createdAt.getEpochSecond()), Long.toString(expiresAt.getEpochSecond()),
-                            Long.toString(idempotencyTtlSeconds),
-                            command.idempotencyKey() == null ? "" : command.idempotencyKey(), pod.id(), claim,
-                            maxPending, generation, cart == null ? "" : cart));
+            reply = scripts.purchase.run(redis, purchaseKeys(command, orderId),
+                    purchaseArgs(command, orderId, createdAt, expiresAt, cart, generation));
         } catch (RuntimeException e) {
             throw abandoned(command, orderId, e);
         }
+        return parse(reply, orderId, createdAt);
+    }
+
+    private static List<String> purchaseKeys(PurchaseCommand command, String orderId) {
+        String sku = command.sku();
+        return List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku), RedisKeys.orders(sku),
+                RedisKeys.idempotency(sku, command.idempotencyKey()), RedisKeys.voided(sku, orderId));
+    }
+
+    private List<String> purchaseArgs(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt,
+            String cart, String generation) {
+        return List.of(orderId, command.userId(), Integer.toString(command.quantity()),
+                command.fingerprint() == null ? "" : command.fingerprint(),
+                Long.toString(createdAt.getEpochSecond()), Long.toString(expiresAt.getEpochSecond()),
+                Long.toString(idempotencyTtlSeconds),
+                command.idempotencyKey() == null ? "" : command.idempotencyKey(), pod.id(), claim,
+                maxPending, generation, cart == null ? "" : cart);
+    }
+
+    /** The purchase script's reply (see {@code lua/purchase.lua}) as a decision. */
+    private static Decision parse(Response reply, String orderId, Instant createdAt) {
         PurchaseReply code = PurchaseReply.parse(reply.get(0).toString());
         return switch (code) {
             case OK -> new Decision(code, reply.get(1).toString(), orderId, createdAt,

@@ -30,10 +30,12 @@ import io.flashstock.order.OrderView;
 import io.flashstock.order.PurchaseOrder;
 import io.flashstock.order.PurchaseView;
 import io.flashstock.support.Timestamps;
+import io.flashstock.support.Workers;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
@@ -97,8 +99,30 @@ public class RedisLuaStrategy implements DeductionStrategy {
     @Override
     public PurchaseOutcome purchase(PurchaseCommand command) {
         Instant now = Timestamps.now();
-        String orderId = OrderIds.next(command.sku());
-        Decision decision = hotStock.purchase(command, orderId, now, now.plus(reservationTtl));
+        Decision decision = hotStock.purchase(command, OrderIds.next(command.sku()), now, now.plus(reservationTtl));
+        return decided(command, decision, now);
+    }
+
+    /**
+     * The purchase without a worker thread where nothing blocks: the script runs on the reactive client, and a
+     * write-behind 201 or any refusal is answered on the event loop. A replay (MySQL), a write-through order (stored
+     * before the 201), an item to warm and a failed call continue on a worker, as {@link #purchase} would.
+     */
+    @Override
+    public Uni<PurchaseOutcome> purchaseAsync(PurchaseCommand command) {
+        Instant now = Timestamps.now();
+        return hotStock.purchaseAsync(command, OrderIds.next(command.sku()), now, now.plus(reservationTtl))
+                .flatMap(decision -> blocksAfter(decision) ? Workers.call(() -> decided(command, decision, now))
+                        : Uni.createFrom().item(() -> decided(command, decision, now)));
+    }
+
+    /** Whether what follows the script's decision blocks: a replay reads MySQL, write-through stores the order. */
+    private boolean blocksAfter(Decision decision) {
+        return decision.reply() == PurchaseReply.REPLAY || decision.reply() == PurchaseReply.OK && writeThrough;
+    }
+
+    /** The answer to the script's decision for {@code command}, made at {@code now}. */
+    private PurchaseOutcome decided(PurchaseCommand command, Decision decision, Instant now) {
         if (decision.seq() >= 0) {
             availability.observed(command.sku(), decision.available(), decision.seq());
         }
@@ -108,7 +132,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
         if (decision.reply() != PurchaseReply.OK) {
             throw refusal(command, decision, now);
         }
-        PendingOrder order = new PendingOrder(decision.entryId(), orderId, command.sku(), command.userId(),
+        PendingOrder order = new PendingOrder(decision.entryId(), decision.orderId(), command.sku(), command.userId(),
                 command.quantity(), command.idempotencyKey(), command.fingerprint(), now, decision.expiresAt(),
                 pod.id(), decision.epoch(), null);
         if (!writeThrough) {
