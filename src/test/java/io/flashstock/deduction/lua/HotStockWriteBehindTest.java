@@ -6,6 +6,7 @@ import static io.flashstock.testsupport.Shop.byStatus;
 import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -13,10 +14,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import io.flashstock.deduction.ActiveStrategy;
+import io.flashstock.deduction.DeductionStrategy;
+import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.deduction.lua.OrderRelay;
+import io.flashstock.error.FlashstockException;
+import io.flashstock.error.ProblemCode;
 import io.flashstock.order.OrderIds;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.testsupport.Db;
@@ -27,6 +35,8 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +47,12 @@ class HotStockWriteBehindTest extends HotStockResilience {
 
     @Inject
     OrderRelay relay;
+
+    @Inject
+    ActiveStrategy active;
+
+    @Inject
+    Vertx vertx;
 
     @Override
     boolean everyAcknowledgedOrderSurvivesDataLoss() {
@@ -101,5 +117,45 @@ class HotStockWriteBehindTest extends HotStockResilience {
         assertTrue(drained.stream().allMatch(s -> OrderIds.itemTag(s) == OrderIds.itemTag(sku)), drained.toString());
         assertEquals(Set.of(), relay.drainFor(UUID.randomUUID().toString(), Duration.ofSeconds(2)), "not our id");
         given().get("/orders/" + OrderIds.next(sku)).then().statusCode(404);
+    }
+
+    /**
+     * A write-behind purchase and a refusal by the script are answered on the event loop that asked, with no worker
+     * thread and no blocking call (a blocking Redis or MySQL call there would fail): before, every purchase that
+     * reached Redis waited for it on a worker thread.
+     */
+    @Test
+    void aPurchaseDecidedByTheScriptIsAnsweredOnTheEventLoop() throws Exception {
+        String sku = newSku("loop");
+        createItem(sku, 1, 0);
+        // Warm it first: a cold item is warmed from MySQL, on a worker.
+        given().get("/items/" + sku + "/availability").then().statusCode(200);
+
+        Answer bought = onEventLoop(new PurchaseCommand(sku, "loop-1", 1, null, null));
+        assertEquals(null, bought.failure());
+        assertTrue(bought.onEventLoop(), "201 answered on " + bought.thread());
+        // With a key it is never refused from memory: the script itself answers sold-out.
+        Answer refused = onEventLoop(new PurchaseCommand(sku, "loop-2", 1, "loop-key", "fingerprint"));
+        FlashstockException soldOut = assertInstanceOf(FlashstockException.class, refused.failure());
+        assertEquals(ProblemCode.SOLD_OUT, soldOut.code());
+        assertTrue(refused.onEventLoop(), "409 answered on " + refused.thread());
+        assertCounters(sku, 1, 0, 1, 0);
+    }
+
+    /** Where a purchase was answered, and its failure (null: an order). */
+    private record Answer(boolean onEventLoop, String thread, Throwable failure) {
+    }
+
+    /** Runs the purchase from an event loop, as the purchase endpoint does. */
+    private Answer onEventLoop(PurchaseCommand command) throws Exception {
+        DeductionStrategy strategy = active.get();
+        CompletableFuture<Answer> answered = new CompletableFuture<>();
+        vertx.getOrCreateContext().runOnContext(ignored -> strategy.purchaseAsync(command).subscribe().with(
+                outcome -> answered.complete(here(null)), error -> answered.complete(here(error))));
+        return answered.get(10, TimeUnit.SECONDS);
+    }
+
+    private static Answer here(Throwable failure) {
+        return new Answer(Context.isOnEventLoopThread(), Thread.currentThread().getName(), failure);
     }
 }
