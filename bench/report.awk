@@ -4,7 +4,7 @@
 # Records (tab-separated):
 #   svc  CONFIG SCENARIO CONC REP RPS P50_US P99_US N2XX N409_SOLD_OUT N409_LIMIT N503 REQUESTS SVC_CPU_S BACKEND_CPU_S
 #   raw  NAME CONC REP RPS P50_US P99_US NOTE [CONFIG]   (CONFIG: the redis-lua run whose EVALSHA it replays)
-#   info CONFIG KEY VALUE          (ready_ms, rss_load_kb, rss_peak_kb, settings)
+#   info CONFIG KEY VALUE          (ready_ms, rss_load_kb, rss_peak_kb, settings, jit_settle)
 #   rss  CONFIG CONC KB            (the service's VmRSS, sampled every 0.1 s during a hot sell)
 #   catalog CONFIG ITEMS READY_MS IDLE_REDIS_CMDS_PER_S IDLE_RSS_KB IDLE_SECONDS NOTE BUSIEST_COMMANDS
 #                                  (empty: not measured; BUSIEST_COMMANDS "name rate, ...")
@@ -183,16 +183,18 @@ END {
     print ""
     top = concs[nconc]
     print "RSS during hot sells: the service's VmRSS sampled every 0.1 s while they ran (median / highest sample);"
-    print "RSS under load: VmRSS right after them (highest); peak RSS: VmHWM at the end."
+    print "RSS under load: VmRSS right after them (highest); peak RSS: VmHWM at the end. JIT after the warm-up:"
+    print "whether its settle rounds ended with the JIT compiling for under 5% of two rounds in a row."
     print ""
-    print "| strategy | JVM start-to-ready ms | RSS during hot sells MB | RSS under load MB | peak RSS MB | CPU ms/order, hot sell c=" top " (svc / svc+db+redis) |"
-    print "|---|---:|---:|---:|---:|---:|"
+    print "| strategy | JVM start-to-ready ms | RSS during hot sells MB | RSS under load MB | peak RSS MB | CPU ms/order, hot sell c=" top " (svc / svc+db+redis) | JIT after the warm-up |"
+    print "|---|---:|---:|---:|---:|---:|---|"
     for (ci = 1; ci <= nconf; ci++) {
         c = configs[ci]
-        printf "| %s | %s | %s / %s | %s | %s | %s / %s |\n", c, info[c, "ready_ms"],
+        printf "| %s | %s | %s / %s | %s | %s | %s / %s | %s |\n", c, info[c, "ready_ms"],
             mb(median("rss" SUBSEP c)), mb(maximum("rss" SUBSEP c)), mb(info[c, "rss_load_kb"]),
             mb(info[c, "rss_peak_kb"]),
-            num(median("svccpuorder" SUBSEP c SUBSEP top), 3), num(median("cpuorder" SUBSEP c SUBSEP top), 3)
+            num(median("svccpuorder" SUBSEP c SUBSEP top), 3), num(median("cpuorder" SUBSEP c SUBSEP top), 3),
+            info[c, "jit_settle"] == "" ? "–" : info[c, "jit_settle"]
     }
     memory_table()
     catalog_table()

@@ -8,6 +8,7 @@
 #     sold-out storm · availability storm (GET /items/{sku}/availability; skipped while the build lacks it)
 #   checking the invariants after every service scenario, and sampling the service's RSS during the hot sells.
 #   Raw Redis EVALSHA of the service's own purchase.lua runs after each redis-lua service run.
+# Every warm-up ends with settle rounds until the JIT has settled (jit_settle).
 # Then (--quick, --full) the memory run: redis-lua write-behind's hot sell once more with the container image's JVM
 # options (src/main/docker/Dockerfile.jvm) in a simulated 512 MB container (-XX:MaxRAM=512m), RSS sampled under load.
 # Then the catalog runs, per catalog size: items inserted straight into MySQL, Redis empty, each strategy's
@@ -29,10 +30,14 @@ parts, measured side by side in the same run, and fails loudly when any run brea
 Modes (one is required):
   --smoke          seconds per strategy at concurrency 4, and a catalog of 1,000 items (redis-lua write-behind
                    only): proves the harness works (CI runs this); no memory run
-  --quick          concurrency 50, 3 repetitions, catalogs of 0 and 10,000 items: a few minutes (about 10 with
-                   all strategies, more while a large catalog is slow to warm)
+  --quick          concurrency 50, 3 repetitions, catalogs of 0 and 10,000 items: about 20 minutes with all
+                   strategies (each service's warm-up waits up to 90 s for the JIT to settle)
   --full           concurrency 1, 10, 50, 200, 3 repetitions, sell-out of 1,000 units to 50,000+ buyers,
                    catalogs of 0, 10,000 and 100,000 items; writes docs/benchmarks.md and docs/benchmarks.png
+
+Each service is warmed up before it is measured: purchases, refused ones and reads, then settle rounds of the
+measured scenarios until the JIT compiles for under 5% of two rounds in a row (jstat -compiler of the JDK;
+--smoke: one round, --quick: 90 s at most, --full: 180 s).
 
 Scenarios, per strategy: HTTP floor, hot sell, sell-out, sold-out storm, availability storm (GET
 /items/{sku}/availability of the hot item; skipped, with a line saying so, while the service answers 404
@@ -112,21 +117,23 @@ if [ -z "$MODE" ]; then
 fi
 
 # Per mode: concurrency levels, repetitions, seconds of the hot sell / storm / HTTP floor / raw MySQL runs,
-# the sell-out (stock vs buyers), warm-up seconds, the requests of one redis-benchmark run, the catalog sizes (and
+# the sell-out (stock vs buyers), warm-up seconds, the most seconds of JIT settle rounds (see jit_settle), the
+# requests of one redis-benchmark run, the catalog sizes (and
 # whether every strategy's start-to-ready is taken with them, or redis-lua write-behind's only), and whether the
 # memory run is made.
 case "$MODE" in
   smoke)
     CONCURRENCY=(4); REPS=1; HOT_SECONDS=2; STORM_SECONDS=1; FLOOR_SECONDS=1; RAW_SECONDS=1; RAW_WARMUP=0.5
-    SELLOUT_STOCK=100; SELLOUT_BUYERS=500; WARMUP_SECONDS=3; REDIS_REQUESTS=5000
+    SELLOUT_STOCK=100; SELLOUT_BUYERS=500; WARMUP_SECONDS=3; SETTLE_SECONDS=1; REDIS_REQUESTS=5000
     CATALOG=(1000); CATALOG_EVERY_STRATEGY=false; MEMORY_RUN=false ;;
   quick)
     CONCURRENCY=(50); REPS=3; HOT_SECONDS=5; STORM_SECONDS=3; FLOOR_SECONDS=3; RAW_SECONDS=3; RAW_WARMUP=1
-    SELLOUT_STOCK=1000; SELLOUT_BUYERS=10000; WARMUP_SECONDS=10; REDIS_REQUESTS=100000
+    SELLOUT_STOCK=1000; SELLOUT_BUYERS=10000; WARMUP_SECONDS=10; SETTLE_SECONDS=90; REDIS_REQUESTS=100000
     CATALOG=(0 10000); CATALOG_EVERY_STRATEGY=true; MEMORY_RUN=true ;;
   full)
     CONCURRENCY=(1 10 50 200); REPS=3; HOT_SECONDS=10; STORM_SECONDS=5; FLOOR_SECONDS=5; RAW_SECONDS=5
-    RAW_WARMUP=1; SELLOUT_STOCK=1000; SELLOUT_BUYERS=51000; WARMUP_SECONDS=20; REDIS_REQUESTS=200000
+    RAW_WARMUP=1; SELLOUT_STOCK=1000; SELLOUT_BUYERS=51000; WARMUP_SECONDS=20; SETTLE_SECONDS=180
+    REDIS_REQUESTS=200000
     CATALOG=(0 10000 100000); CATALOG_EVERY_STRATEGY=true; MEMORY_RUN=true; WRITE_DOCS=true ;;
 esac
 if [ -n "$CONC_OVERRIDE" ]; then IFS=, read -r -a CONCURRENCY <<<"$CONC_OVERRIDE"; fi
@@ -275,6 +282,10 @@ ensure_tool redis-benchmark redis-tools
 ensure_tool mariadb mariadb-client
 ensure_tool unzip unzip "purchase.lua is then read from the source tree only"
 ensure_tool openssl openssl
+HAVE_JSTAT=false
+if ensure_tool jstat openjdk-17-jdk-headless "the warm-up then runs its settle rounds without knowing whether the JIT has settled"; then
+  HAVE_JSTAT=true
+fi
 HAVE_GNUPLOT=false
 if $WRITE_DOCS && ensure_tool gnuplot gnuplot-nox "docs/benchmarks.md gets no chart"; then HAVE_GNUPLOT=true; fi
 
@@ -863,13 +874,72 @@ warm_up() {
   create_item warm-out 10 1
   run_wrk purchase warm-out "$RUN_ID-wo" "$top" 0 2 0
   check_item "$1 warm-up sold-out" warm-out "$2"
+  BENCH_KEYS=0 run_wrk purchase warm-out "$RUN_ID-wx" "$top" 0 2 0
+  check_item "$1 warm-up sold-out storm" warm-out "$2"
   if ${3:-true}; then
     warm_read "$1" noop "" "$top"
     AVAILABILITY=true
     probe_availability "$1" warm-hot || AVAILABILITY=false
     if $AVAILABILITY; then warm_read "$1" availability warm-hot "$top"; fi
   fi
+  jit_settle "$1" "$2" "${3:-true}" "$top"
   say "$1: warmed up"
+}
+
+# jit_compiled: "METHODS SECONDS" the service's JIT has compiled so far (jstat -compiler; the seconds are the
+# compiler threads' time), or nothing when that cannot be read.
+jit_compiled() {
+  if $HAVE_JSTAT; then jstat -compiler "$SERVICE_PID" 2>/dev/null | awk 'NR == 2 && NF >= 4 {print $1, $4}'; fi
+}
+
+# jit_settle LABEL REDIS_COUNTERS READS CONC: rounds of what is measured (2 s of purchases that win, 1 s of the
+# sold-out storm, and with READS 1 s each of the HTTP floor and of the availability read) until the JIT has
+# settled: two rounds in a row whose compilations took under JIT_SETTLED_PCT % of their time (one such round alone
+# is no sign: a large method compiled late can take a fifth of the next). A fixed warm-up is not enough
+# on 2 cores: after 10 s of purchases the C2 compiler threads still took 25-47 % of the service's CPU through the
+# measured runs (thread CPU from /proc, -XX:+PrintCompilation: 150-550 compilations per 10 s at 60-80 s), which
+# understated every service run, most those early in a JVM's life (the first repetition, the memory run). Stops
+# after SETTLE_SECONDS in any case (the report says whether it settled); without jstat it runs one round.
+JIT_SETTLED_PCT=5
+jit_settle() {
+  local label="$1" conc="$4" rounds=0 t0 t1 started=$SECONDS before after pct="" methods quiet=0 settled=false
+  while ((rounds == 0 || SECONDS - started < SETTLE_SECONDS)); do
+    rounds=$((rounds + 1))
+    before="$(jit_compiled)"
+    t0="$(date +%s.%N)"
+    run_wrk purchase warm-hot "$RUN_ID-j$rounds" "$conc" 0 2 0
+    check_item "$label settle round $rounds" warm-hot "$2"
+    BENCH_KEYS=0 run_wrk purchase warm-out "$RUN_ID-jx$rounds" "$conc" 0 1 0
+    check_item "$label settle round $rounds sold-out storm" warm-out "$2"
+    if $3; then
+      run_wrk noop "" "$RUN_ID-jf$rounds" "$conc" 0 1 0
+      check_answers "$label settle round $rounds noop" true
+      if $AVAILABILITY; then
+        run_wrk availability warm-hot "$RUN_ID-ja$rounds" "$conc" 0 1 0
+        check_answers "$label settle round $rounds availability" true
+      fi
+      stop_if_breached
+    fi
+    t1="$(date +%s.%N)"
+    after="$(jit_compiled)"
+    [ -n "$before" ] && [ -n "$after" ] || break
+    read -r pct methods < <(awk -v b="$before" -v a="$after" -v t0="$t0" -v t1="$t1" 'BEGIN {
+      split(b, x, " "); split(a, y, " "); printf "%.1f %d\n", 100 * (y[2] - x[2]) / (t1 - t0), y[1] - x[1] }')
+    say "$label: settle round $rounds: the JIT compiled $methods methods for $pct % of the round"
+    if awk -v p="$pct" -v m="$JIT_SETTLED_PCT" 'BEGIN {exit !(p < m)}'; then quiet=$((quiet + 1)); else quiet=0; fi
+    if ((quiet == 2)); then settled=true; break; fi
+  done
+  if [ -z "$pct" ]; then
+    say "$label: $rounds settle round(s); the JIT's compile time could not be read (jstat)"
+    printf 'info\t%s\tjit_settle\t%s round(s), unknown\n' "$label" "$rounds" >>"$RESULTS"
+  elif $settled; then
+    say "$label: the JIT settled after $rounds round(s), $((SECONDS - started)) s"
+    printf 'info\t%s\tjit_settle\tsettled after %s round(s), %s s\n' "$label" "$rounds" "$((SECONDS - started))" >>"$RESULTS"
+  else
+    say "$label: the JIT had not settled after $rounds round(s), $((SECONDS - started)) s: $pct % in the last"
+    printf 'info\t%s\tjit_settle\tnot settled after %s round(s), %s s (%s %% in the last)\n' \
+      "$label" "$rounds" "$((SECONDS - started))" "$pct" >>"$RESULTS"
+  fi
 }
 
 RSS_LOAD=0 # the service's highest VmRSS (kB) right after one of its hot sells
@@ -1115,7 +1185,10 @@ write_docs() {
     echo "- Each strategy (and each redis-lua persistence mode) runs in its own service process on fresh data"
     echo "  (database \`$BENCH_DB\`, Redis: $REDIS_DESC), after a JVM warm-up: ${WARMUP_SECONDS} s of purchases, 2 s of"
     echo "  refused ones, then 2 s runs of the HTTP floor and of the availability read until their rate stops rising"
-    echo "  (${WARMUP_SECONDS} s at most each)."
+    echo "  (${WARMUP_SECONDS} s at most each); then settle rounds of what is measured (2 s of purchases, 1 s each of the"
+    echo "  sold-out storm, the floor and the availability read) until the JIT has settled: two rounds in a row in"
+    echo "  which it compiled for under ${JIT_SETTLED_PCT}% of the round's time (\`jstat -compiler\`), ${SETTLE_SECONDS} s at most."
+    echo "  The memory run's warm-up has no reads. The table \"Per strategy\" says how each warm-up ended."
     echo "- Load: \`wrk -t1 -c<conc>\` with \`bench/wrk_purchase.lua\`: every purchase has its own user id and"
     echo "  Idempotency-Key. Hot sell: ${HOT_SECONDS} s against a stock that never runs out. Sell-out: $SELLOUT_STOCK units"
     echo "  against $SELLOUT_BUYERS buyers (one unit per user; 1% of the requests repeat an earlier buyer). Sold-out"
