@@ -22,6 +22,11 @@ public final class Instances {
     private Instances() {
     }
 
+    /** Whether a second instance runs: then requests alternate between two pods. */
+    public static boolean several() {
+        return second != null;
+    }
+
     /** The port of the instance the next request goes to. */
     public static int nextPort() {
         ServiceProcess other = second;
