@@ -40,7 +40,12 @@ public final class ServiceProcess implements AutoCloseable {
             throw new IllegalStateException(JAR + " is missing: package the application first");
         }
         ServiceProcess service = new ServiceProcess(name, Map.copyOf(settings), Ports.free());
-        service.launch();
+        try {
+            service.launch();
+        } catch (RuntimeException e) {
+            service.close(); // one that never got ready must not outlive the test
+            throw e;
+        }
         return service;
     }
 
