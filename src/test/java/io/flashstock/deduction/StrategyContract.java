@@ -279,7 +279,6 @@ public abstract class StrategyContract extends CartContract {
                 .put("/items/no-such-" + sku + "/sale"), 404, "item-not-found", "unknown sku");
     }
 
-    /** The availability read reaches {@code available} within the cache's TTL (1 s) plus slack. */
     /**
      * A key-less purchase of one unit right after units came back: 201 at once from the pod that gave them back. With
      * two pods the request may go to the other one, which learns it from the units-back message (within ~100 ms,
@@ -296,6 +295,7 @@ public abstract class StrategyContract extends CartContract {
         answer.then().statusCode(201);
     }
 
+    /** The availability read reaches {@code available} within the cache's TTL (1 s) plus slack. */
     protected static void awaitAvailability(String sku, int available, String state) {
         long deadline = System.currentTimeMillis() + 3_000;
         while (true) {
