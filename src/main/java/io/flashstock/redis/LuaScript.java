@@ -14,6 +14,7 @@ import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * A Lua script from {@code src/main/resources/lua/}, read once. Runs with EVALSHA; when Redis answers NOSCRIPT
@@ -22,14 +23,20 @@ import io.vertx.mutiny.redis.client.Response;
  */
 public final class LuaScript {
 
+    /** {@code quarkus.redis.timeout} when it is not set. */
+    private static final Duration REDIS_CLIENT_DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+
     private final String name;
     private final String source;
     private final String sha1;
+    /** How long {@link #run} waits: what the blocking data source waits for any command. */
+    private final Duration blockingTimeout;
 
-    private LuaScript(String name, String source) {
+    private LuaScript(String name, String source, Duration blockingTimeout) {
         this.name = name;
         this.source = source;
         this.sha1 = sha1(source);
+        this.blockingTimeout = blockingTimeout;
     }
 
     /** Reads {@code lua/<name>.lua} from the class path (the native image includes {@code lua/**}). */
@@ -39,7 +46,9 @@ public final class LuaScript {
             if (in == null) {
                 throw new IllegalStateException("Missing Lua script " + path);
             }
-            return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8),
+                    ConfigProvider.getConfig().getOptionalValue("quarkus.redis.timeout", Duration.class)
+                            .orElse(REDIS_CLIENT_DEFAULT_TIMEOUT));
         } catch (IOException e) {
             throw new IllegalStateException("Cannot read Lua script " + path, e);
         }
@@ -53,16 +62,12 @@ public final class LuaScript {
         }
     }
 
+    /**
+     * Runs the script and waits for its reply as long as the blocking data source waits for any command
+     * ({@code quarkus.redis.timeout}). For callers on a worker thread.
+     */
     public Response run(RedisDataSource redis, List<String> keys, List<String> args) {
-        assertOneSlot(keys);
-        try {
-            return redis.execute("EVALSHA", command(sha1, keys, args));
-        } catch (RuntimeException e) {
-            if (!isNoScript(e)) {
-                throw e;
-            }
-            return redis.execute("EVAL", command(source, keys, args));
-        }
+        return call(redis.getReactive(), keys, args).await().atMost(blockingTimeout);
     }
 
     /**
@@ -72,10 +77,14 @@ public final class LuaScript {
      */
     public Uni<Response> runAsync(ReactiveRedisDataSource redis, List<String> keys, List<String> args,
             Duration timeout) {
+        return call(redis, keys, args).ifNoItem().after(timeout).fail();
+    }
+
+    /** EVALSHA, and EVAL once when Redis does not know the script (NOSCRIPT). */
+    private Uni<Response> call(ReactiveRedisDataSource redis, List<String> keys, List<String> args) {
         assertOneSlot(keys);
         return redis.execute("EVALSHA", command(sha1, keys, args))
-                .onFailure(LuaScript::isNoScript).recoverWithUni(() -> redis.execute("EVAL", command(source, keys, args)))
-                .ifNoItem().after(timeout).fail();
+                .onFailure(LuaScript::isNoScript).recoverWithUni(() -> redis.execute("EVAL", command(source, keys, args)));
     }
 
     private void assertOneSlot(List<String> keys) {

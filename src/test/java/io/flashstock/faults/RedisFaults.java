@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Redis misbehaves in the middle of a sale ({@link FaultyRedisResource}: a redis-server of the test class's own
  * behind a NetCrusher proxy, with the service's Redis timeout at 500 ms): slowed past the timeout, cut, flushed,
- * restarted empty. After each, the checks of {@link FaultySale#verify} hold and, for the strategies that keep hot
+ * stripped of its scripts, restarted empty. After each, the checks of {@link FaultySale#verify} hold and, for the strategies that keep hot
  * stock in Redis, Redis's counters equal MySQL's within 30 s. Write-behind may lose acknowledged orders that were
  * still pending in Redis when Redis lost its data (the one documented exception); the test prints how many. One
  * subclass per strategy.
@@ -58,6 +58,21 @@ abstract class RedisFaults {
     @Test
     void aFlushedRedisNeverInventsAnOrder() throws Exception {
         check("flush", true, () -> OwnRedisResource.server().flushAll());
+    }
+
+    /**
+     * Redis forgets the scripts but keeps the data (SCRIPT FLUSH; a failover to a replica that never ran them does
+     * the same): every script call gets NOSCRIPT and must run its script again with EVAL, blocking and event-loop
+     * callers alike. Nothing may be lost or invented.
+     */
+    @Test
+    void aRedisThatForgotTheScriptsNeverLosesNorInventsAnOrder() throws Exception {
+        check("script-flush", false, () -> {
+            for (int i = 0; i < 5; i++) {
+                OwnRedisResource.server().call("SCRIPT", "FLUSH");
+                Thread.sleep(200);
+            }
+        });
     }
 
     @Test
