@@ -1,5 +1,6 @@
 # Turns the measurements of one bench/run.sh run (a tab-separated file) into the Markdown tables it prints and
-# writes to docs/benchmarks.md, or (-v out=chart) into the data file of bench/chart.gp.
+# writes to docs/benchmarks.md, or (-v out=chart) into the data file of bench/chart.gp. -v settled_pct=N: the
+# compile share under which a settle round counted as quiet (bench/run.sh's JIT_SETTLED_PCT; 5 when not given).
 #
 # Records (tab-separated):
 #   svc  CONFIG SCENARIO CONC REP RPS P50_US P99_US N2XX N409_SOLD_OUT N409_LIMIT N503 REQUESTS SVC_CPU_S BACKEND_CPU_S
@@ -23,6 +24,7 @@ BEGIN {
     nscen = split("hot-sell sell-out sold-out-storm availability-storm", scenarios, " ")
     # the configuration the issue targets are about
     target_config = "redis-lua/write-behind"
+    if (settled_pct == "") settled_pct = 5
 }
 
 function add(key, value) {
@@ -184,7 +186,7 @@ END {
     top = concs[nconc]
     print "RSS during hot sells: the service's VmRSS sampled every 0.1 s while they ran (median / highest sample);"
     print "RSS under load: VmRSS right after them (highest); peak RSS: VmHWM at the end. JIT after the warm-up:"
-    print "whether its settle rounds ended with the JIT compiling for under 5% of two rounds in a row."
+    print "whether its settle rounds ended with the JIT compiling for under " settled_pct "% of two rounds in a row."
     print ""
     print "| strategy | JVM start-to-ready ms | RSS during hot sells MB | RSS under load MB | peak RSS MB | CPU ms/order, hot sell c=" top " (svc / svc+db+redis) | JIT after the warm-up |"
     print "|---|---:|---:|---:|---:|---:|---|"

@@ -1144,7 +1144,7 @@ report() {
   echo
   echo "## flashstock benchmark: $MODE run $RUN_ID, $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
-  awk -f "$BENCH_DIR/report.awk" "$RESULTS"
+  awk -v settled_pct="$JIT_SETTLED_PCT" -f "$BENCH_DIR/report.awk" "$RESULTS"
 }
 
 machine_description() {
@@ -1228,7 +1228,7 @@ write_docs() {
     echo
     echo "## Results"
     echo
-    awk -f "$BENCH_DIR/report.awk" "$RESULTS"
+    awk -v settled_pct="$JIT_SETTLED_PCT" -f "$BENCH_DIR/report.awk" "$RESULTS"
     echo
     if [ -f "$png" ] && $HAVE_GNUPLOT; then
       echo "![Hot-sell throughput by strategy and concurrency, with the raw limits](benchmarks.png)"
