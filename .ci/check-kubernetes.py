@@ -39,7 +39,7 @@ STRATEGIES = {"db-optimistic", "redis-lua", "redis-lock"}
 # Names whose value is a credential or may carry one: never a literal value in an env entry or a ConfigMap.
 SENSITIVE = re.compile(r"PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL|USERNAME|JDBC_URL|REDIS_HOSTS|_KEY$",
                        re.IGNORECASE)
-# Off-heap memory the JVM needs besides the heap: measured about 190Mi with the serial collector the options choose
+# Off-heap memory the JVM needs besides the heap: measured about 225Mi with the serial collector the options choose
 # (270Mi with G1): metaspace, code cache, GC, symbols, thread stacks, malloc arenas; plus a margin. See the README, "Running on Kubernetes".
 MIN_OFF_HEAP_MI = 320
 
