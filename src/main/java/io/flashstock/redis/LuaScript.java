@@ -84,7 +84,8 @@ public final class LuaScript {
     private Uni<Response> call(ReactiveRedisDataSource redis, List<String> keys, List<String> args) {
         assertOneSlot(keys);
         return redis.execute("EVALSHA", command(sha1, keys, args))
-                .onFailure(LuaScript::isNoScript).recoverWithUni(() -> redis.execute("EVAL", command(source, keys, args)));
+                .onFailure(LuaScript::isNoScript)
+                .recoverWithUni(() -> redis.execute("EVAL", command(source, keys, args)));
     }
 
     private void assertOneSlot(List<String> keys) {

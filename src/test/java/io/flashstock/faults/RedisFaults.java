@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
  * Redis misbehaves in the middle of a sale ({@link FaultyRedisResource}: a redis-server of the test class's own
  * behind a NetCrusher proxy, with the service's Redis timeout at 500 ms): slowed past the timeout, cut, flushed,
  * stripped of its scripts, restarted empty. After each, the checks of {@link FaultySale#verify} hold and, for the
- * strategies that keep hot stock in Redis, Redis's counters equal MySQL's within 30 s. Write-behind may lose acknowledged orders that were
- * still pending in Redis when Redis lost its data (the one documented exception); the test prints how many. One
- * subclass per strategy.
+ * strategies that keep hot stock in Redis, Redis's counters equal MySQL's within 30 s. Write-behind may lose
+ * acknowledged orders that were still pending in Redis when Redis lost its data (the one documented exception); the
+ * test prints how many. One subclass per strategy.
  */
 abstract class RedisFaults {
 
