@@ -105,7 +105,7 @@ public class ProblemMapper {
 
     @ServerExceptionMapper
     public Response json(JacksonException e, UriInfo uri) {
-        // e.g. the body limit, hit while Jackson was reading
+        // a status raised by the input stream while Jackson was reading it
         WebApplicationException status = Causes.find(e.getCause(), WebApplicationException.class).orElse(null);
         if (status != null) {
             return http(status, uri);

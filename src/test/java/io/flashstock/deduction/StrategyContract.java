@@ -9,6 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayInputStream;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -401,6 +405,35 @@ public abstract class StrategyContract extends CartContract {
         assertEquals(before.getMap(""), item(sku).getMap(""), "item unchanged by refused requests");
         assertEquals(1, Db.orderCount(sku), "no order from refused requests");
         given().get("/orders/" + orderId).then().statusCode(200).body("status", equalTo("RESERVED"));
+    }
+
+    @Test
+    void aBodyWithoutContentLengthIsCountedAsItArrives() {
+        String sku = newSku("chunked");
+        createItem(sku, 10, 0);
+        JsonPath before = item(sku);
+        String path = "/items/" + sku + "/purchases";
+
+        Reply tooLarge = Http.send(chunked(path, "{\"userId\":\"u\",\"quantity\":1,\"pad\":\""
+                + "x".repeat(17 * 1024) + "\"}"));
+        assertEquals(413, tooLarge.status(), tooLarge.body());
+        assertTrue(tooLarge.contentType().startsWith("application/problem+json"), tooLarge.contentType());
+        assertEquals("urn:flashstock:problem:payload-too-large", JsonPath.from(tooLarge.body()).getString("type"));
+        assertEquals(before.getMap(""), item(sku).getMap(""), "item unchanged by the 17 KiB chunked body");
+        assertEquals(0, Db.orderCount(sku), "no order from the 17 KiB chunked body");
+
+        Reply small = Http.send(chunked(path, "{\"userId\":\"u\",\"quantity\":1}"));
+        assertEquals(201, small.status(), "a chunked body within the limit is a purchase like any other: "
+                + small.body());
+        assertEquals(1, Db.orderCount(sku), "one order from the chunked purchase");
+    }
+
+    /** A JSON POST whose body is sent chunked, without Content-Length (the JDK client does so for a stream). */
+    private static HttpRequest chunked(String path, String json) {
+        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        return HttpRequest.newBuilder(Http.uri(path)).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json").header("Authorization", Tokens.staff())
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes))).build();
     }
 
     @Test
