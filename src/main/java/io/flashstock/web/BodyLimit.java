@@ -18,7 +18,8 @@ import jakarta.inject.Singleton;
  *
  * <p>Both happen in one Vert.x route ahead of Quarkus REST, not in a JAX-RS {@code ReaderInterceptor}: with any
  * reader interceptor registered, Quarkus REST reads the endpoint method's parameter annotations by reflection for
- * every request body it deserializes (about 5% of the service's CPU in a sold-out storm).
+ * every request body it deserializes. Measured: a key-less sold-out storm ran at 0.71-0.77 x the HTTP floor with
+ * the interceptor and at 0.97-1.00 x without it.
  */
 @Singleton
 public class BodyLimit {
