@@ -105,11 +105,6 @@ public class ProblemMapper {
 
     @ServerExceptionMapper
     public Response json(JacksonException e, UriInfo uri) {
-        // a status raised by the input stream while Jackson was reading it
-        WebApplicationException status = Causes.find(e.getCause(), WebApplicationException.class).orElse(null);
-        if (status != null) {
-            return http(status, uri);
-        }
         return problem(ProblemCode.INVALID_REQUEST, describe(e), uri);
     }
 

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.sql.SQLException;
 
-import com.fasterxml.jackson.databind.JsonMappingException;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
 import jakarta.persistence.PersistenceException;
@@ -59,15 +58,6 @@ class ProblemMapperTest {
                 body(mapper.http(new WebApplicationException(415), null)).type());
         assertEquals("urn:flashstock:problem:not-found", body(mapper.http(new WebApplicationException(404), null)).type());
         assertEquals(405, mapper.http(new WebApplicationException(405), null).getStatus());
-    }
-
-    @Test
-    void aBodyLimitHitWhileReadingJsonStays413() {
-        JsonMappingException reading = new JsonMappingException(null, "while reading",
-                new WebApplicationException(413));
-        Response response = mapper.json(reading, null);
-        assertEquals(413, response.getStatus());
-        assertEquals("urn:flashstock:problem:payload-too-large", body(response).type());
     }
 
     private static Problem body(Response response) {
