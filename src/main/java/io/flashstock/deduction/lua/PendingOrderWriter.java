@@ -12,6 +12,7 @@ import java.util.Set;
 
 import io.flashstock.db.ConflictRetry;
 import io.flashstock.db.DbErrors;
+import io.flashstock.db.RetryableConflict;
 import io.flashstock.deduction.DbPurchase;
 import io.flashstock.item.Item;
 import io.flashstock.order.Purchase;
@@ -72,7 +73,11 @@ public class PendingOrderWriter {
      */
     public Persisted persist(String sku, List<PendingOrder> orders) {
         try {
-            return retry.inNewTransactions(() -> insert(sku, orders));
+            try {
+                return retry.inNewTransactions(() -> insertAll(sku, orders));
+            } catch (SeenBefore e) {
+                return retry.inNewTransactions(() -> insert(sku, orders));
+            }
         } catch (RuntimeException e) {
             if (!DbErrors.isSoldOut(e)) {
                 throw e;
@@ -157,6 +162,49 @@ public class PendingOrderWriter {
         return QuarkusTransaction.requiringNew().call(() -> PurchaseOrder.exists(orderId));
     }
 
+    /**
+     * An order id or Idempotency-Key of the batch is in MySQL already (a retried batch, another writer): thrown inside
+     * {@link #insertAll}'s transaction, which rolls back, so that the batch is tried again with the checks of
+     * {@link #insert}.
+     */
+    private static final class SeenBefore extends RuntimeException {
+        SeenBefore(Throwable cause) {
+            super("an order of the batch is in MySQL already", cause, false, false);
+        }
+    }
+
+    /**
+     * The usual batch: orders nobody stored before, all inserted without first asking MySQL which ids and keys it
+     * has. The unique keys ask instead: any order there already fails the whole insert ({@link SeenBefore}), and
+     * the transaction rolls back with the item's counters, so they move only by orders inserted. Two queries and
+     * their parameter lists fewer per batch; profiled, they cost a third of the relay's MySQL work.
+     */
+    private Persisted insertAll(String sku, List<PendingOrder> orders) {
+        List<PurchaseOrder> fresh = new ArrayList<>(orders.size());
+        Map<String, Outcome> outcomes = new LinkedHashMap<>();
+        int units = 0;
+        for (PendingOrder pending : orders) {
+            fresh.add(reserved(sku, pending));
+            units += pending.quantity();
+            outcomes.put(pending.orderId(), Outcome.INSERTED);
+        }
+        Item.reserveUnits(sku, units, Timestamps.now());
+        long version = Item.currentVersion(sku);
+        try {
+            DbPurchase.insert(fresh);
+        } catch (RetryableConflict duplicate) {
+            throw new SeenBefore(duplicate);
+        }
+        return new Persisted(outcomes, version);
+    }
+
+    private static PurchaseOrder reserved(String sku, PendingOrder pending) {
+        return PurchaseOrder.reserved(pending.orderId(), sku, pending.userId(), pending.quantity(),
+                pending.idempotencyKey(), pending.fingerprint(), pending.createdAt(),
+                Duration.between(pending.createdAt(), pending.expiresAt()));
+    }
+
+    /** A batch that may hold orders stored before: those are skipped ({@code PRESENT}, {@code DUPLICATE_KEY}). */
     private Persisted insert(String sku, List<PendingOrder> orders) {
         List<String> ids = orders.stream().map(PendingOrder::orderId).toList();
         Set<String> present = new HashSet<>(PurchaseOrder.storedAmong(ids));
@@ -178,9 +226,7 @@ public class PendingOrderWriter {
             if (key != null) {
                 keyOwners.put(key, pending.orderId());
             }
-            fresh.add(PurchaseOrder.reserved(pending.orderId(), sku, pending.userId(), pending.quantity(), key,
-                    pending.fingerprint(), pending.createdAt(),
-                    java.time.Duration.between(pending.createdAt(), pending.expiresAt())));
+            fresh.add(reserved(sku, pending));
             units += pending.quantity();
             outcomes.put(pending.orderId(), Outcome.INSERTED);
         }
