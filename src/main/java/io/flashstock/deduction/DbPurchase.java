@@ -208,20 +208,35 @@ public final class DbPurchase {
 
     private static final String INSERT_ORDERS = "INSERT INTO purchase_order (id, sku, user_id, quantity, status,"
             + " idempotency_key, request_fingerprint, created_at, expires_at, updated_at, purchase_id) VALUES ";
-    private static final String ORDER_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    /** Most orders in one INSERT statement: about 30 KB of statement at most, far below any max_allowed_packet. */
-    static final int ROWS_PER_INSERT = 100;
+    private static final String ORDER_ROW = "(?,?,?,?,?,?,?,?,?,?,?)";
+    /** Most rows of one INSERT statement: about 40 KB of statement, far below any max_allowed_packet. */
+    static final int MAX_ROWS_PER_INSERT = 128;
+    /** The INSERT of 2^i rows, for every power of two up to {@link #MAX_ROWS_PER_INSERT}. */
+    private static final String[] INSERT_ROWS = new String[Integer.numberOfTrailingZeros(MAX_ROWS_PER_INSERT) + 1];
+
+    static {
+        for (int i = 0; i < INSERT_ROWS.length; i++) {
+            INSERT_ROWS[i] = INSERT_ORDERS + String.join(",", Collections.nCopies(1 << i, ORDER_ROW));
+        }
+    }
+
+    /** The longest statement {@link #insert(List)} sends: the driver must keep it parsed (prepStmtCacheSqlLimit). */
+    static String longestInsert() {
+        return INSERT_ROWS[INSERT_ROWS.length - 1];
+    }
 
     /**
-     * Inserts the orders with multi-row INSERTs ({@value #ROWS_PER_INSERT} rows each at most), in the caller's
-     * transaction. Plain JDBC rather than {@code persist()}: the orders are new rows nobody reads back through this
-     * session, and for a relay batch of hundreds of orders Hibernate's per-entity bookkeeping cost more CPU than the
-     * rest of the relay. The rows are written into one statement here rather than left to the driver's batch rewrite
-     * ({@code rewriteBatchedStatements}), which encodes every value once more to size its packets and copies every
-     * row's parameters; profiled under a write-behind hot sell, that was a third of the relay's CPU. Pending changes
-     * of the session (an item's versioned update) are flushed first, so the item's row lock still comes before the
-     * inserts' foreign-key checks. A concurrent insert of the same Idempotency-Key surfaces as
-     * {@link RetryableConflict}: the next attempt replays that order.
+     * Inserts the orders with multi-row INSERTs, in the caller's transaction. Plain JDBC rather than {@code persist()}:
+     * the orders are new rows nobody reads back through this session, and for a relay batch of hundreds of orders
+     * Hibernate's per-entity bookkeeping cost more CPU than the rest of the relay. The rows are written into the
+     * statements here rather than left to the driver's batch rewrite ({@code rewriteBatchedStatements}), which
+     * encodes every value once more to size its packets and copies every row's parameters (a third of the relay's CPU
+     * in a JFR profile of a hot sell). Each statement holds a power of two of rows, at most
+     * {@value #MAX_ROWS_PER_INSERT}: a batch of n orders takes at most n/128 + 7 statements of only 8 shapes, which
+     * the driver parses once per connection and keeps ({@code cachePrepStmts}; a statement parsed anew for every
+     * batch size cost a quarter of the relay's CPU). Pending changes of the session (an item's versioned update) are
+     * flushed first, so the item's row lock still comes before the inserts' foreign-key checks. A concurrent insert
+     * of the same Idempotency-Key surfaces as {@link RetryableConflict}: the next attempt replays that order.
      */
     public static void insert(List<PurchaseOrder> orders) {
         insert(null, orders);
@@ -256,9 +271,11 @@ public final class DbPurchase {
                                 .convert(e, "inserting purchase " + purchase.id, Purchase.INSERT);
                     }
                 }
-                for (int from = 0; from < orders.size(); from += ROWS_PER_INSERT) {
-                    List<PurchaseOrder> rows = orders.subList(from, Math.min(orders.size(), from + ROWS_PER_INSERT));
-                    String sql = INSERT_ORDERS + String.join(", ", Collections.nCopies(rows.size(), ORDER_ROW));
+                for (int from = 0; from < orders.size();) {
+                    int size = Math.min(MAX_ROWS_PER_INSERT, Integer.highestOneBit(orders.size() - from));
+                    List<PurchaseOrder> rows = orders.subList(from, from + size);
+                    from += size;
+                    String sql = INSERT_ROWS[Integer.numberOfTrailingZeros(size)];
                     try (PreparedStatement insert = connection.prepareStatement(sql)) {
                         int column = 0;
                         for (PurchaseOrder order : rows) {
