@@ -20,6 +20,7 @@ public class HotStockScripts {
     final LuaScript transition = LuaScript.load("transition");
     final LuaScript restock = LuaScript.load("restock");
     final LuaScript warm = LuaScript.load("warm");
+    final LuaScript restoreKeys = LuaScript.load("restore_keys");
     final LuaScript reconcile = LuaScript.load("reconcile");
     final LuaScript sale = LuaScript.load("sale");
     final LuaScript cartOpen = LuaScript.load("cart_open");
@@ -27,8 +28,8 @@ public class HotStockScripts {
 
     /** SCRIPT LOAD of every script. */
     void preloadAll(RedisDataSource redis) {
-        for (LuaScript script : List.of(purchase, undoPurchase, settleEntries, transition, restock, warm, reconcile, sale,
-                cartOpen, cartDecide)) {
+        for (LuaScript script : List.of(purchase, undoPurchase, settleEntries, transition, restock, warm, restoreKeys,
+                reconcile, sale, cartOpen, cartDecide)) {
             script.preload(redis);
         }
     }

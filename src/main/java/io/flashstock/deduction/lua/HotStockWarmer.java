@@ -42,6 +42,8 @@ import org.jboss.logging.Logger;
 public class HotStockWarmer {
 
     private static final Logger LOG = Logger.getLogger(HotStockWarmer.class);
+    /** Most keys or hash fields written to Redis by one command while warming: no command blocks Redis for long. */
+    private static final int CHUNK = 500;
 
     private final RedisDataSource redis;
     private final RedisLock locks;
@@ -165,18 +167,23 @@ public class HotStockWarmer {
         } else if (!QuarkusTransaction.requiringNew().call(() -> Item.count("sku", sku) > 0)) {
             throw FlashstockException.itemNotFound(sku); // no lock, no snapshot for an unknown sku
         }
-        if (!warm(sku, current)) {
+        if (!warm(sku)) {
             throw FlashstockException.itemNotFound(sku);
         }
     }
 
     /**
-     * Copies one item from MySQL into Redis for {@code current}, under the item's lock so that two pods do not
+     * Copies one item from MySQL into Redis for this pod's generation, under the item's lock so that two pods do not
      * interleave; a hash of another generation is dropped first. Returns false when MySQL has no such item.
+     *
+     * <p>The generation is read once the lock is held, not before: requests that queued for the lock while Redis lost
+     * its data would otherwise rebuild the item, one after the other, under the generation that was just lost, and
+     * every request of the new one would rebuild it back (seen after a FLUSHALL: seven rebuilds in four seconds).
      */
-    private boolean warm(String sku, String current) {
+    private boolean warm(String sku) {
         items.touch(sku);
         try (Lease lease = locks.acquire(sku, Duration.ofSeconds(30), Duration.ofSeconds(10))) {
+            String current = generation;
             String itemGeneration = redis.hash(String.class).hget(RedisKeys.stock(sku), "gen");
             if (current.equals(itemGeneration)) {
                 return true;
@@ -193,10 +200,7 @@ public class HotStockWarmer {
             redis.key().del(RedisKeys.stock(sku), RedisKeys.held(sku), RedisKeys.users(sku));
             putAll(RedisKeys.held(sku), snapshot.held());
             putAll(RedisKeys.users(sku), snapshot.users());
-            snapshot.idempotencyKeys().forEach(
-                    (key, first) -> redis.value(String.class).setnx(RedisKeys.idempotency(sku, key), first));
-            snapshot.idempotencyKeyTtls().forEach(
-                    (key, ttl) -> redis.key().expire(RedisKeys.idempotency(sku, key), ttl));
+            restoreKeys(sku, snapshot);
             scripts.warm.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.held(sku), RedisKeys.users(sku),
                     RedisKeys.late(sku)),
                     List.of(Integer.toString(snapshot.stock()), Integer.toString(snapshot.available()),
@@ -210,12 +214,31 @@ public class HotStockWarmer {
         }
     }
 
+    /** The snapshot's Idempotency-Keys into Redis, {@value #CHUNK} to a script call ({@code lua/restore_keys.lua}). */
+    private void restoreKeys(String sku, ItemSnapshot snapshot) {
+        List<String> keys = new ArrayList<>();
+        List<String> args = new ArrayList<>();
+        for (Map.Entry<String, String> key : snapshot.idempotencyKeys().entrySet()) {
+            keys.add(RedisKeys.idempotency(sku, key.getKey()));
+            args.add(key.getValue());
+            args.add(Long.toString(snapshot.idempotencyKeyTtls().get(key.getKey())));
+            if (keys.size() == CHUNK) {
+                scripts.restoreKeys.run(redis, keys, args);
+                keys.clear();
+                args.clear();
+            }
+        }
+        if (!keys.isEmpty()) {
+            scripts.restoreKeys.run(redis, keys, args);
+        }
+    }
+
     private void putAll(String key, Map<String, String> fields) {
         List<String> chunk = new ArrayList<>();
         for (Map.Entry<String, String> field : fields.entrySet()) {
             chunk.add(field.getKey());
             chunk.add(field.getValue());
-            if (chunk.size() >= 1000) {
+            if (chunk.size() >= 2 * CHUNK) {
                 hset(key, chunk);
                 chunk.clear();
             }

@@ -11,12 +11,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
+import io.flashstock.config.FlashstockConfig;
+import io.flashstock.redis.Lease;
 import io.flashstock.redis.RedisKeys;
+import io.flashstock.redis.RedisLock;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
@@ -43,6 +49,12 @@ abstract class HotStockResilience {
 
     @Inject
     MeterRegistry meters;
+
+    @Inject
+    RedisLock locks;
+
+    @Inject
+    FlashstockConfig config;
 
     /** Whether every 201 must have its order in MySQL (write-through; write-behind loses what Redis lost). */
     abstract boolean everyAcknowledgedOrderSurvivesDataLoss();
@@ -236,6 +248,65 @@ abstract class HotStockResilience {
         assertEquals("8", hot(sku).get("available"));
         assertCounters(sku, 10, 8, 2, 0);
         awaitRedisAgrees(sku);
+    }
+
+    /**
+     * A request that queued for the item's lock to warm it while Redis lost its data warms it under the generation of
+     * when it got the lock, not the one it saw before waiting: otherwise each such request rebuilt the item under the
+     * lost generation and the next purchase rebuilt it back (seven rebuilds in four seconds after a FLUSHALL).
+     */
+    @Test
+    void aWarmUpThatWaitedForTheLockUsesTheGenerationOfWhenItGotIt() throws Exception {
+        String sku = newSku("queued-warm");
+        createItem(sku, 10, 0);
+        String lost = warmer.generation();
+        CompletableFuture<Void> warming;
+        try (Lease held = locks.acquire(sku, Duration.ofSeconds(30), Duration.ofSeconds(5))) {
+            warming = CompletableFuture.runAsync(() -> warmer.prepare(sku)); // never warmed: waits for the lock
+            Thread.sleep(500);
+            assertFalse(warming.isDone(), "the warm-up waits for the lock");
+            redis.value(String.class).set(RedisKeys.generation(), "test-" + UUID.randomUUID());
+            warmer.takeUpGeneration(); // as the watch does after Redis lost its data
+        }
+        warming.get(15, TimeUnit.SECONDS);
+        String now = warmer.generation();
+        assertFalse(now.equals(lost));
+        assertEquals(now, redis.hash(String.class).hget(RedisKeys.stock(sku), "gen"), "warmed under the new one");
+        purchase(sku, "after", 1, null).then().statusCode(201);
+        assertEquals(now, redis.hash(String.class).hget(RedisKeys.stock(sku), "gen"), "and not rebuilt again");
+    }
+
+    /**
+     * An item rebuilt from MySQL gets back the Idempotency-Keys still within their TTL, with the TTL they have left:
+     * a retry after Redis lost the item is answered with the first order, not sold a second time.
+     */
+    @Test
+    void aRebuiltItemRemembersItsIdempotencyKeys() throws Exception {
+        String sku = newSku("keys-back");
+        createItem(sku, 10, 0);
+        List<String> keys = List.of("k1-" + sku, "k2-" + sku, "k3-" + sku);
+        List<String> orders = new ArrayList<>();
+        for (String key : keys) {
+            orders.add(purchase(sku, "u-" + key, 1, key).then().statusCode(201).extract().path("orderId"));
+        }
+        awaitOrders(sku, keys.size());
+        Thread.sleep(1_100); // the TTL left is then below the full one
+        redis.key().del(RedisKeys.stock(sku), RedisKeys.held(sku), RedisKeys.users(sku),
+                RedisKeys.idempotency(sku, keys.get(0)), RedisKeys.idempotency(sku, keys.get(1)));
+
+        purchase(sku, "u-" + keys.get(0), 1, keys.get(0)).then().statusCode(201)
+                .header("Idempotent-Replayed", "true").body("orderId", equalTo(orders.get(0)));
+        long full = config.lua().idempotencyTtl().toSeconds();
+        for (int i = 0; i < keys.size(); i++) {
+            String idem = RedisKeys.idempotency(sku, keys.get(i));
+            assertTrue(redis.value(String.class).get(idem).startsWith(orders.get(i) + " "), idem);
+            long ttl = redis.key().ttl(idem);
+            assertTrue(ttl > 0 && ttl < full, idem + " expires in " + ttl + " s, less than " + full);
+        }
+        purchase(sku, "u-" + keys.get(1), 1, keys.get(1)).then().statusCode(201)
+                .header("Idempotent-Replayed", "true").body("orderId", equalTo(orders.get(1)));
+        assertEquals(keys.size(), Db.orderCount(sku));
+        assertCounters(sku, 10, 7, 3, 0);
     }
 
     Map<String, String> hot(String sku) {
