@@ -42,11 +42,10 @@ import org.jboss.logging.Logger;
 public class HotStockWarmer {
 
     private static final Logger LOG = Logger.getLogger(HotStockWarmer.class);
-    /** Most keys or hash fields written to Redis by one command while warming: no command blocks Redis for long. */
-    private static final int CHUNK = 500;
 
     private final RedisDataSource redis;
     private final RedisLock locks;
+    private final IdempotencyKeys keys;
     private final OrderRelay relay;
     private final ActiveItems items;
     private final HotStockScripts scripts;
@@ -57,11 +56,12 @@ public class HotStockWarmer {
     /** The generation this pod uses; null until the scripts are loaded and the generation is known. */
     private volatile String generation;
 
-    HotStockWarmer(RedisDataSource redis, RedisLock locks, OrderRelay relay, ActiveItems items,
+    HotStockWarmer(RedisDataSource redis, RedisLock locks, OrderRelay relay, ActiveItems items, IdempotencyKeys keys,
             HotStockScripts scripts, Availability availability, ActiveStrategy strategy, FlashstockConfig config,
             MeterRegistry registry) {
         this.availability = availability;
         this.redis = redis;
+        this.keys = keys;
         this.locks = locks;
         this.relay = relay;
         this.items = items;
@@ -200,7 +200,7 @@ public class HotStockWarmer {
             redis.key().del(RedisKeys.stock(sku), RedisKeys.held(sku), RedisKeys.users(sku));
             putAll(RedisKeys.held(sku), snapshot.held());
             putAll(RedisKeys.users(sku), snapshot.users());
-            restoreKeys(sku, snapshot);
+            keys.restore(sku, snapshot.idempotencyKeys());
             scripts.warm.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.held(sku), RedisKeys.users(sku),
                     RedisKeys.late(sku)),
                     List.of(Integer.toString(snapshot.stock()), Integer.toString(snapshot.available()),
@@ -214,31 +214,12 @@ public class HotStockWarmer {
         }
     }
 
-    /** The snapshot's Idempotency-Keys into Redis, {@value #CHUNK} to a script call ({@code lua/restore_keys.lua}). */
-    private void restoreKeys(String sku, ItemSnapshot snapshot) {
-        List<String> keys = new ArrayList<>();
-        List<String> args = new ArrayList<>();
-        for (Map.Entry<String, String> key : snapshot.idempotencyKeys().entrySet()) {
-            keys.add(RedisKeys.idempotency(sku, key.getKey()));
-            args.add(key.getValue());
-            args.add(Long.toString(snapshot.idempotencyKeyTtls().get(key.getKey())));
-            if (keys.size() == CHUNK) {
-                scripts.restoreKeys.run(redis, keys, args);
-                keys.clear();
-                args.clear();
-            }
-        }
-        if (!keys.isEmpty()) {
-            scripts.restoreKeys.run(redis, keys, args);
-        }
-    }
-
     private void putAll(String key, Map<String, String> fields) {
         List<String> chunk = new ArrayList<>();
         for (Map.Entry<String, String> field : fields.entrySet()) {
             chunk.add(field.getKey());
             chunk.add(field.getValue());
-            if (chunk.size() >= 2 * CHUNK) {
+            if (chunk.size() >= 2 * IdempotencyKeys.CHUNK) { // fields and values: no command blocks Redis long
                 hset(key, chunk);
                 chunk.clear();
             }

@@ -11,6 +11,7 @@ import io.flashstock.item.SaleWindow;
 import io.flashstock.item.StockEvent;
 import io.flashstock.order.OrderStatus;
 import io.flashstock.order.PurchaseOrder;
+import io.flashstock.support.Timestamps;
 
 /**
  * What MySQL holds for one item, as the hot stock needs it: counters and version, RESERVED orders ({@code orderId →
@@ -21,7 +22,8 @@ import io.flashstock.order.PurchaseOrder;
  * {@link #version()}.
  */
 record ItemSnapshot(int stock, int available, int reserved, int sold, int perUserLimit, long version, SaleWindow window,
-        int reservationTtlSeconds, Map<String, String> held, Map<String, String> users, Map<String, String> idempotencyKeys, Map<String, Long> idempotencyKeyTtls) {
+        int reservationTtlSeconds, Map<String, String> held, Map<String, String> users,
+        Map<String, IdempotencyKeys.Remembered> idempotencyKeys) {
 
     /** The item's snapshot, or {@code null} when it does not exist. */
     static ItemSnapshot load(String sku, Duration idempotencyTtl) {
@@ -48,26 +50,20 @@ record ItemSnapshot(int stock, int available, int reserved, int sold, int perUse
                     .setParameter("held", OrderStatus.HOLDING)
                     .getResultList().forEach(row -> users.put((String) row[0], String.valueOf(row[1])));
         }
-        Map<String, String> keys = new LinkedHashMap<>();
-        Map<String, Long> keyTtls = new LinkedHashMap<>();
-        Instant now = Instant.now();
+        Map<String, IdempotencyKeys.Remembered> keys = new LinkedHashMap<>();
+        Instant now = Timestamps.now();
         PurchaseOrder.getEntityManager()
                 .createQuery("select o.idempotencyKey, o.id, o.requestFingerprint, o.createdAt, o.expiresAt"
                         + " from PurchaseOrder o where o.sku = :sku and o.idempotencyKey is not null"
                         + " and o.createdAt > :since", Object[].class)
                 .setParameter("sku", sku).setParameter("since", now.minus(idempotencyTtl)).getResultList()
-                .forEach(row -> {
-                    Instant created = (Instant) row[3];
-                    keys.put((String) row[0], row[1] + " " + row[2] + " " + created.getEpochSecond() + " "
-                            + ((Instant) row[4]).getEpochSecond());
-                    keyTtls.put((String) row[0],
-                            Math.max(1, Duration.between(now, created.plus(idempotencyTtl)).toSeconds()));
-                });
+                .forEach(row -> keys.put((String) row[0], IdempotencyKeys.Remembered.of((String) row[1],
+                        (String) row[2], (Instant) row[3], (Instant) row[4], idempotencyTtl, now)));
         Item entity = Item.findById(sku); // same transaction, row share-locked above
         return new ItemSnapshot(((Number) item[0]).intValue(), ((Number) item[1]).intValue(),
                 ((Number) item[2]).intValue(), ((Number) item[3]).intValue(), limit, ((Number) item[5]).longValue(),
                 entity.saleWindow(), entity.reservationTtlSeconds == null ? 0 : entity.reservationTtlSeconds, held,
-                users, keys, keyTtls);
+                users, keys);
     }
 
     /**

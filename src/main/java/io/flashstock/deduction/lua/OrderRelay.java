@@ -56,6 +56,7 @@ public class OrderRelay {
     private final PodIdentity pod;
     private final ActiveItems items;
     private final Carts carts;
+    private final IdempotencyKeys keys;
     private final boolean writeBehind;
     /** When the last round over every item with work ran (System.nanoTime). */
     private long lastFullRound;
@@ -71,8 +72,9 @@ public class OrderRelay {
     private volatile boolean crashAfterCommit;
 
     OrderRelay(PendingStream stream, PendingOrderWriter writer, PodIdentity pod, ActiveItems items, Carts carts,
-            ActiveStrategy strategy, FlashstockConfig config, MeterRegistry registry) {
+            IdempotencyKeys keys, ActiveStrategy strategy, FlashstockConfig config, MeterRegistry registry) {
         this.stream = stream;
+        this.keys = keys;
         this.carts = carts;
         this.items = items;
         this.writer = writer;
@@ -329,6 +331,7 @@ public class OrderRelay {
                     LOG.warnf("Order %s of %s repeats the Idempotency-Key of an order in MySQL (Redis had lost the "
                             + "key); its units go back", order.orderId(), sku);
                     stream.undo(order, true, consumer());
+                    keys.rememberOwner(order);
                 }
                 case SOLD_OUT -> {
                     rejected.increment();

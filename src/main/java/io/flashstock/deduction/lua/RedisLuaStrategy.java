@@ -68,10 +68,13 @@ public class RedisLuaStrategy implements DeductionStrategy {
     private final Counter busy;
     private final Availability availability;
     private final Carts carts;
+    private final IdempotencyKeys keys;
 
     RedisLuaStrategy(HotStock hotStock, OrderRelay relay, PendingOrderWriter writer, PendingStream stream,
-            PodIdentity pod, Availability availability, Carts carts, FlashstockConfig config, MeterRegistry registry) {
+            PodIdentity pod, Availability availability, Carts carts, IdempotencyKeys keys, FlashstockConfig config,
+            MeterRegistry registry) {
         this.hotStock = hotStock;
+        this.keys = keys;
         this.carts = carts;
         this.availability = availability;
         this.relay = relay;
@@ -313,6 +316,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
                 return new PurchaseOutcome(order.view(), false);
             case DUPLICATE_KEY:
                 takenBack(order, true);
+                keys.rememberOwner(order);
                 return QuarkusTransaction.requiringNew().call(() -> DbPurchase.replayOrNull(command));
             default: // SOLD_OUT: MySQL has not the units; Redis was too high
                 takenBack(order, false);

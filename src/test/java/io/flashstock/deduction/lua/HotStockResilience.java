@@ -309,6 +309,39 @@ abstract class HotStockResilience {
         assertCounters(sku, 10, 7, 3, 0);
     }
 
+    /**
+     * Redis forgot an Idempotency-Key whose order MySQL holds (its TTL in Redis passed, or Redis lost it), so the
+     * script takes a retry for a new purchase. MySQL's unique key finds the repeat out; the new order is taken back
+     * (write-through: before answering, with the first order; write-behind: by the relay, after its 201), and from
+     * then on Redis answers the key with the first order again instead of selling each retry anew.
+     */
+    @Test
+    void aKeyRedisForgotAnswersItsFirstOrderAgainOnceTheRepeatIsFound() throws Exception {
+        String sku = newSku("forgot-key");
+        createItem(sku, 10, 0);
+        String key = "forgot-" + sku;
+        String first = purchase(sku, "u", 1, key).then().statusCode(201).extract().path("orderId");
+        awaitOrders(sku, 1);
+        String idem = RedisKeys.idempotency(sku, key);
+        redis.key().del(idem);
+
+        String retried = purchase(sku, "u", 1, key).then().statusCode(201).extract().path("orderId");
+        if (everyAcknowledgedOrderSurvivesDataLoss()) { // write-through asks MySQL before it answers
+            assertEquals(first, retried);
+        }
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (!String.valueOf(redis.value(String.class).get(idem)).startsWith(first + " ")) {
+            assertTrue(System.currentTimeMillis() < deadline,
+                    "the key answers the first order again: " + redis.value(String.class).get(idem));
+            Thread.sleep(50);
+        }
+        purchase(sku, "u", 1, key).then().statusCode(201).header("Idempotent-Replayed", "true")
+                .body("orderId", equalTo(first));
+        assertEquals(1, Db.orderCount(sku));
+        assertCounters(sku, 10, 9, 1, 0);
+        awaitRedisAgrees(sku);
+    }
+
     Map<String, String> hot(String sku) {
         Map<String, String> fields = new java.util.HashMap<>(
                 redis.hash(String.class).hmget(RedisKeys.stock(sku), "stock", "available", "reserved", "sold"));
