@@ -5,11 +5,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.ActiveStrategy;
 import io.flashstock.deduction.StrategyName;
 import io.flashstock.error.FlashstockException;
+import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Availability;
 import io.flashstock.item.Item;
 import io.flashstock.redis.Lease;
@@ -42,6 +48,11 @@ import org.jboss.logging.Logger;
 public class HotStockWarmer {
 
     private static final Logger LOG = Logger.getLogger(HotStockWarmer.class);
+    /**
+     * Longest a request waits for another's warm-up of the same item: more than the item's lock wait (10 s) plus a
+     * MySQL snapshot, so the waiter gives up only if the warm-up itself hangs.
+     */
+    private static final Duration JOIN_WAIT = Duration.ofSeconds(20);
 
     private final RedisDataSource redis;
     private final RedisLock locks;
@@ -53,6 +64,8 @@ public class HotStockWarmer {
     private final FlashstockConfig.Lua settings;
     private final Counter cold;
     private final Availability availability;
+    /** The warm-up under way per item in this pod ({@link #prepare}). */
+    private final Map<String, CompletableFuture<Void>> warming = new ConcurrentHashMap<>();
     /** The generation this pod uses; null until the scripts are loaded and the generation is known. */
     private volatile String generation;
 
@@ -153,9 +166,46 @@ public class HotStockWarmer {
      * may be fine as it is); an item missing or of another generation is then warmed from MySQL, after its pending
      * orders went to MySQL if it had a hash.
      *
-     * @throws io.flashstock.error.FlashstockException item-not-found when MySQL has no such item
+     * <p>One warm-up per item at a time in a pod: the first request of a burst for a cold item (the opening of a sale)
+     * warms it, and the others wait for that one instead of each asking MySQL and polling the item's lock.
+     *
+     * @throws io.flashstock.error.FlashstockException item-not-found when MySQL has no such item, unavailable when the
+     *         warm-up failed or took too long
      */
     void prepare(String sku) {
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        CompletableFuture<Void> running = warming.putIfAbsent(sku, mine);
+        if (running != null) {
+            awaitOther(running);
+            return;
+        }
+        try {
+            prepareNow(sku);
+            mine.complete(null);
+        } catch (RuntimeException e) {
+            mine.completeExceptionally(e);
+            throw e;
+        } finally {
+            warming.remove(sku, mine);
+        }
+    }
+
+    /** Waits for another request's warm-up of the same item; its failure is this request's. */
+    private static void awaitOther(CompletableFuture<Void> running) {
+        try {
+            running.get(JOIN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause
+                    : new UnavailableException("The item cannot be made ready now; nothing was changed, try again.", e);
+        } catch (TimeoutException e) {
+            throw new UnavailableException("The item is still being made ready; nothing was changed, try again.", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UnavailableException("Interrupted while the item was made ready; nothing was changed.", e);
+        }
+    }
+
+    private void prepareNow(String sku) {
         takeUpGeneration();
         String current = generation;
         String itemGeneration = redis.hash(String.class).hget(RedisKeys.stock(sku), "gen");

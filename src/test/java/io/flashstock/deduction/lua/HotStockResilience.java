@@ -310,6 +310,28 @@ abstract class HotStockResilience {
     }
 
     /**
+     * The opening of a sale: a burst of first purchases of an item nobody bought yet. One request per pod warms it;
+     * the others wait for that warm-up instead of each asking MySQL and queuing for the item's lock, and every buyer
+     * gets a definite answer.
+     */
+    @Test
+    void aBurstOfFirstPurchasesWarmsTheItemOnce() {
+        String sku = newSku("opening");
+        createItem(sku, 60, 0);
+        double before = lockAcquisitions();
+        List<Reply> replies = Http.concurrently(100, 50, i -> Http.post("/items/" + sku + "/purchases",
+                "{\"userId\":\"o-" + i + "\",\"quantity\":1}").build());
+        assertEquals(Map.of(201, 60L, 409, 40L), byStatus(replies));
+        assertEquals(1, lockAcquisitions() - before, "the item's lock taken once, by the one warm-up");
+        assertCounters(sku, 60, 0, 60, 0);
+    }
+
+    private double lockAcquisitions() {
+        var timer = meters.find("flashstock.lock.wait").tag("outcome", "acquired").timer();
+        return timer == null ? 0 : timer.count();
+    }
+
+    /**
      * Redis forgot an Idempotency-Key whose order MySQL holds (its TTL in Redis passed, or Redis lost it), so the
      * script takes a retry for a new purchase. MySQL's unique key finds the repeat out; the new order is taken back
      * (write-through: before answering, with the first order; write-behind: by the relay, after its 201), and from
