@@ -141,6 +141,13 @@ public interface FlashstockConfig {
         /** Largest backoff ceiling while waiting. */
         @WithDefault("20ms")
         Duration maxBackoff();
+
+        /**
+         * Most concurrent purchases of one item that this pod decides under one grant of its lock, in one transaction.
+         * 1: one purchase per grant.
+         */
+        @WithDefault("200")
+        int maxBatch();
     }
 
     /** How {@code redis-lua} orders reach MySQL. */

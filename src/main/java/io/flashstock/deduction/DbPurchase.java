@@ -4,12 +4,17 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import io.flashstock.db.CommitLookup;
 import io.flashstock.db.DbErrors;
 import io.flashstock.db.RetryableConflict;
+import io.flashstock.deduction.Combiner.Result;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Item;
@@ -129,6 +134,82 @@ public final class DbPurchase {
             return decided;
         }
         throw new UnavailableException("The inventory database failed; nothing was changed, try again.", failure);
+    }
+
+    /**
+     * The answers of a batch ({@link #decideBatch}) whose commit failed on the way: the new orders MySQL has stand,
+     * the others are refused with 503 (nothing changed), or {@code outcome-unknown} when MySQL cannot tell; refusals
+     * and replays stay as they were.
+     */
+    public static List<Result<PurchaseOutcome>> settleBatch(List<Result<PurchaseOutcome>> decided,
+            RuntimeException e, long attemptStarted) {
+        List<String> fresh = decided.stream().map(Result::value)
+                .filter(outcome -> outcome != null && !outcome.replayed()).map(o -> o.order().orderId()).toList();
+        Set<String> stored;
+        RuntimeException refusal;
+        try {
+            stored = StoredOrders.among(fresh, e, attemptStarted);
+            refusal = new UnavailableException("The inventory database failed; nothing was changed, try again.", e);
+        } catch (FlashstockException unknown) {
+            stored = Set.of();
+            refusal = unknown; // outcome-unknown, for the new orders only: refusals and replays stay definite
+        }
+        Set<String> kept = stored;
+        RuntimeException answer = refusal;
+        return decided.stream().map(result -> result.value() == null || result.value().replayed()
+                || kept.contains(result.value().order().orderId()) ? result
+                        : Result.<PurchaseOutcome>refused(answer)).toList();
+    }
+
+    /**
+     * Purchases of one item decided together in the caller's transaction: the item read once, each purchase decided in
+     * order (Idempotency-Key, sale window, availability, the user's limit), then one update of the counters (versioned:
+     * Hibernate's flush of the item) and one insert of the orders. Returns, per purchase in order, its
+     * {@link PurchaseOutcome} or the {@link FlashstockException} that refuses it alone.
+     */
+    public static List<Result<PurchaseOutcome>> decideBatch(List<PurchaseCommand> batch, Duration defaultTtl) {
+        String sku = batch.get(0).sku();
+        Item item = Item.findById(sku);
+        List<Result<PurchaseOutcome>> results = new ArrayList<>(batch.size());
+        if (item == null) {
+            batch.forEach(p -> results.add(Result.refused(FlashstockException.itemNotFound(sku))));
+            return results;
+        }
+        Instant now = Timestamps.now();
+        Map<String, PurchaseOrder> byKey = new HashMap<>();
+        Map<String, Long> heldByUser = new HashMap<>();
+        List<PurchaseOrder> orders = new ArrayList<>();
+        for (PurchaseCommand command : batch) {
+            try {
+                PurchaseOrder sameKey = command.hasIdempotencyKey() ? byKey.get(command.idempotencyKey()) : null;
+                PurchaseOutcome replay = sameKey != null
+                        ? replay(command, OrderView.of(sameKey), sameKey.requestFingerprint)
+                        : replayOrNull(command);
+                if (replay != null) {
+                    results.add(Result.of(replay));
+                    continue;
+                }
+                long held = heldByUser.computeIfAbsent(command.userId(), user -> unitsHeld(item, user));
+                check(item, command, held);
+                item.reserve(command.quantity(), now);
+                heldByUser.put(command.userId(), held + command.quantity());
+                PurchaseOrder order = newOrder(command, now, item.reservationTtl(defaultTtl));
+                if (command.hasIdempotencyKey()) {
+                    byKey.put(command.idempotencyKey(), order);
+                }
+                orders.add(order);
+                results.add(Result.of(new PurchaseOutcome(OrderView.of(order), false)));
+            } catch (FlashstockException refused) {
+                results.add(Result.refused(refused));
+            }
+        }
+        if (!orders.isEmpty()) {
+            // Versioned UPDATE first: it takes the item's row lock before the order inserts' foreign-key checks
+            // take shared ones, so two writers never deadlock on the same item.
+            Item.flush();
+            insert(orders);
+        }
+        return results;
     }
 
     /** A purchase row for {@code cart}, not yet inserted. */

@@ -138,6 +138,16 @@ public class Item extends PanacheEntityBase {
                 Parameters.with("quantity", quantity).and("fence", fence), now);
     }
 
+    /**
+     * Records {@code fence} as the last fencing token accepted for the item if it is newer than that one (redis-lock),
+     * taking the item's row lock for the rest of the caller's transaction. No counter changes. Rows changed: 0 when
+     * fenced out (or no such item).
+     */
+    public static int claimFence(String sku, long fence) {
+        return update("fence = :fence where sku = :sku and fence < :fence",
+                Parameters.with("fence", fence).and("sku", sku));
+    }
+
     /** A paid order: its units move from reserved to sold. Rows changed. */
     public static int sellReserved(String sku, int quantity, Instant now) {
         return changeCounters(sku, "reserved = reserved - :quantity, sold = sold + :quantity", "",

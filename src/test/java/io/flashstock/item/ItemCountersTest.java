@@ -51,6 +51,18 @@ class ItemCountersTest {
         }, Map.of("available", 10L, "reserved", 0L), 2);
     }
 
+    /** redis-lock's batch: the fence claim moves no counter; the reservations decided after it bump the version. */
+    @Test
+    void aFenceClaimThenReservationsBumpTheVersionOnce() {
+        assertChange(sku -> Item.claimFence(sku, 1), Map.of("available", 10L, "reserved", 0L), 0);
+        assertChange(sku -> {
+            Item.claimFence(sku, 1);
+            Item item = Item.findById(sku);
+            item.reserve(2, Instant.now());
+            item.reserve(1, Instant.now());
+        }, Map.of("available", 7L, "reserved", 3L), 1);
+    }
+
     @Test
     void aRefusedChangeLeavesTheVersion() {
         assertChange(sku -> Item.addStock(sku, Integer.MAX_VALUE, Instant.now()), Map.of("stock", 10L), 0);

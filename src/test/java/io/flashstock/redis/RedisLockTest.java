@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -25,6 +26,8 @@ import io.flashstock.deduction.lock.FencedReservation;
 import io.flashstock.support.Timestamps;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.OwnRedisResource;
+import io.flashstock.testsupport.Shop;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.common.WithTestResource;
@@ -47,6 +50,9 @@ class RedisLockTest {
 
     @Inject
     RedisDataSource redis;
+
+    @Inject
+    MeterRegistry meters;
 
     @Test
     void sixteenThreadsNeverHoldTheLockTogether() throws Exception {
@@ -105,6 +111,38 @@ class RedisLockTest {
         assertEquals(next.token, redis.value(String.class).get(RedisKeys.lock(sku)), "next holder's key intact");
         assertTrue(next.release());
         assertEquals(next.fence(), fenced.accepted(sku), "MySQL kept the newer token");
+    }
+
+    /** A batch claims its item with its grant's token only if no newer (or equal) one was accepted; no unit moves. */
+    @Test
+    void aBatchClaimsTheItemOnlyWithANewerToken() {
+        String sku = newSku("claim");
+        createItem(sku, 10, 0);
+        assertTrue(claim(sku, 7));
+        assertEquals(7L, fenced.accepted(sku));
+        assertFalse(claim(sku, 7), "a token is accepted once");
+        assertFalse(claim(sku, 3), "an older grant is fenced out");
+        assertTrue(claim(sku, 8));
+        assertEquals(8L, fenced.accepted(sku));
+        assertTrue(claim(sku + "-missing", 1), "an unknown sku is not fenced out: its batch answers 404");
+        assertCounters(sku, 10, 10, 0, 0);
+    }
+
+    /**
+     * Concurrent buyers of one item in a pod share grants: the pod's lane takes everything queued under one grant of
+     * the item's lock and decides it in one transaction. Exact counts, and fewer grants than orders.
+     */
+    @Test
+    void concurrentPurchasesOfOneItemShareGrants() {
+        String sku = newSku("shared-grants");
+        createItem(sku, 60, 0);
+        double grantsBefore = Shop.lockGrants(meters);
+        assertEquals(Map.of(201, 60L, 409, 40L), Shop.burst(sku, 100, 50));
+        assertCounters(sku, 60, 0, 60, 0);
+        assertEquals(60, Db.orderCount(sku));
+        double grants = Shop.lockGrants(meters) - grantsBefore;
+        assertTrue(grants < 60, grants + " grants for 60 orders");
+        assertTrue(meters.find("flashstock.lock.batch.size").summary().max() > 1, "batches of more than one");
     }
 
     @Test
@@ -168,6 +206,10 @@ class RedisLockTest {
         assertCounters(sku, 20, 10, 10, 0);
         assertEquals(10, Db.orderCount(sku));
         assertTrue(fenced.accepted(sku) > 5, "fencing went on above the old tokens");
+    }
+
+    private boolean claim(String sku, long fence) {
+        return QuarkusTransaction.requiringNew().call(() -> fenced.claim(sku, fence));
     }
 
     private FencedReservation.Result reserve(String sku, long fence) {

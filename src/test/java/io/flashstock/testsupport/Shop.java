@@ -12,6 +12,8 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 
 import io.flashstock.testsupport.Http.Reply;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
@@ -90,5 +92,20 @@ public final class Shop {
 
     public static Map<Integer, Long> byStatus(List<Reply> replies) {
         return replies.stream().collect(Collectors.groupingBy(Reply::status, Collectors.counting()));
+    }
+
+    /**
+     * {@code buyers} purchases of one unit of {@code sku}, each by its own user, sent at once from {@code threads}
+     * threads; the answers counted by status.
+     */
+    public static Map<Integer, Long> burst(String sku, int buyers, int threads) {
+        return byStatus(Http.concurrently(buyers, threads, i -> Http.post("/items/" + sku + "/purchases",
+                "{\"userId\":\"burst-" + i + "\",\"quantity\":1}").build()));
+    }
+
+    /** How many times this pod was granted an item's lock so far ({@code flashstock.lock.wait}, acquired). */
+    public static double lockGrants(MeterRegistry meters) {
+        Timer timer = meters.find("flashstock.lock.wait").tag("outcome", "acquired").timer();
+        return timer == null ? 0 : timer.count();
     }
 }

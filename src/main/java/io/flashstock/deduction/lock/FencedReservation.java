@@ -46,6 +46,20 @@ public class FencedReservation {
         return Result.SOLD_OUT;
     }
 
+    /**
+     * Takes the item for a batch of purchases under {@code fence}, inside the caller's transaction: records the token
+     * and takes the item's row lock, unless a newer token was accepted already. Returns false when fenced out; an
+     * unknown sku is not fenced out (the batch then answers item-not-found).
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public boolean claim(String sku, long fence) {
+        if (Item.claimFence(sku, fence) == 1 || accepted(sku) < fence) {
+            return true;
+        }
+        rejected.increment();
+        return false;
+    }
+
     /** The last fencing token MySQL accepted for the item (0 if none). */
     @Transactional(Transactional.TxType.SUPPORTS)
     public long accepted(String sku) {

@@ -16,30 +16,34 @@ import io.flashstock.db.ConflictRetry;
 import io.flashstock.db.DbErrors;
 import io.flashstock.deduction.CartCommand;
 import io.flashstock.deduction.CartOutcome;
+import io.flashstock.deduction.Combiner;
+import io.flashstock.deduction.Combiner.Result;
 import io.flashstock.deduction.DbPurchase;
 import io.flashstock.deduction.DeductionStrategy;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.PurchaseOutcome;
-import io.flashstock.deduction.StoredOrders;
 import io.flashstock.deduction.StrategyName;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Item;
-import io.flashstock.order.OrderView;
-import io.flashstock.order.PurchaseOrder;
 import io.flashstock.redis.Lease;
 import io.flashstock.redis.RedisLock;
-import io.flashstock.support.Timestamps;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 /**
- * {@code redis-lock}: one purchase at a time per item, under the item's Redis lock; inside it one MySQL
- * transaction checks, makes the fenced reservation ({@link FencedReservation}) and inserts the order. The lock
- * only removes contention; safety comes from the fencing token, so a holder paused past its lease cannot write.
- * Lock wait exhausted or Redis unreachable → 503 {@code unavailable}. Within a pod, purchases of one item first
- * queue on a local fair lock, so that each pod has at most one waiter per item in Redis.
+ * {@code redis-lock}: one batch of purchases at a time per item, under one grant of the item's Redis lock; inside it
+ * one MySQL transaction claims the item with the grant's fencing token ({@link FencedReservation}), decides each
+ * purchase and inserts the orders. The lock only removes contention; safety comes from the fencing token, so a holder
+ * paused past its lease cannot write. Lock wait exhausted or Redis unreachable → 503 {@code unavailable}.
+ *
+ * <p>Within a pod, purchases of one item queue on its lane ({@link Combiner}, up to {@code flashstock.lock.max-batch}
+ * at a time), so that each pod has at most one waiter per item in Redis and a hot item costs one lock round and one
+ * transaction per batch instead of per purchase (measured one purchase per grant: 900 orders/s on one hot item).
+ * Carts queue on a fair local lock per item and take their items' locks one by one, in sku order.
  */
 @ApplicationScoped
 public class RedisLockStrategy implements DeductionStrategy {
@@ -53,14 +57,20 @@ public class RedisLockStrategy implements DeductionStrategy {
     private final Duration reservationTtl;
     private final Duration maxWait;
     private final Duration leaseLength;
+    /** Carts' local queues per item (single purchases queue on the combiner's lanes). */
     private final Map<String, ReentrantLock> gates = new ConcurrentHashMap<>();
+    private final Combiner<PurchaseCommand, PurchaseOutcome> combiner;
 
-    RedisLockStrategy(RedisLock locks, FencedReservation fenced, FlashstockConfig config) {
+    RedisLockStrategy(RedisLock locks, FencedReservation fenced, FlashstockConfig config, MeterRegistry registry) {
         this.locks = locks;
         this.fenced = fenced;
         this.reservationTtl = config.reservationTtl();
         this.maxWait = config.lock().maxWait();
         this.leaseLength = config.lock().lease();
+        this.combiner = new Combiner<>(config.lock().maxBatch(), maxWait, config.decideWithin(),
+                DistributionSummary.builder("flashstock.lock.batch.size")
+                        .description("Purchases decided together under one grant of an item's redis-lock lock")
+                        .register(registry));
     }
 
     @Override
@@ -79,49 +89,41 @@ public class RedisLockStrategy implements DeductionStrategy {
                 }
             });
         }
-        // Threads of this pod queue for the item in FIFO order here, so only one of them at a time waits in
-        // Redis: no pile of pods' threads polling the same key, and the grant passes on without a backoff gap.
-        ReentrantLock gate = gates.computeIfAbsent(command.sku(), sku -> new ReentrantLock(true));
-        long start = System.nanoTime();
-        boolean entered;
-        try {
-            entered = gate.tryLock(maxWait.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            entered = false;
-        }
-        if (!entered) {
-            throw new UnavailableException("Too many concurrent purchases of this item; nothing was changed, "
-                    + "try again.");
-        }
-        try {
-            Duration left = maxWait.minusNanos(System.nanoTime() - start);
-            return underLock(command, left.isNegative() ? Duration.ZERO : left);
-        } finally {
-            gate.unlock();
-        }
+        // Buyers of one item in this pod queue on its lane: whoever holds it takes the item's Redis lock once for
+        // everything queued, so a pod has one waiter per item in Redis and one grant serves a whole batch.
+        return combiner.submit(command.sku(), command, this::underLock);
     }
 
-    private PurchaseOutcome underLock(PurchaseCommand command, Duration wait) {
-        long deadline = System.nanoTime() + wait.toNanos();
+    /**
+     * One batch of purchases of an item under one grant of its lock: one transaction claims the item with the grant's
+     * fencing token ({@link FencedReservation#claim}: row lock, stale grant refused before anything is decided), then
+     * decides the batch as db-optimistic does ({@link DbPurchase#decideBatch}). A stale grant or a conflict runs the
+     * batch again under a new grant; a commit that failed on the way is settled by asking MySQL which orders it has.
+     */
+    private List<Result<PurchaseOutcome>> underLock(List<PurchaseCommand> batch) {
+        String sku = batch.get(0).sku();
+        long deadline = System.nanoTime() + maxWait.toNanos();
         for (int grant = 1; grant <= MAX_GRANTS; grant++) {
             Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-            AtomicReference<PurchaseOutcome> committing = new AtomicReference<>();
+            AtomicReference<List<Result<PurchaseOutcome>>> committing = new AtomicReference<>();
             long attemptStarted = System.nanoTime();
-            try (Lease lease = locks.acquire(command.sku(), leaseLength, left)) {
+            try (Lease lease = locks.acquire(sku, leaseLength, left)) {
                 try {
                     return QuarkusTransaction.requiringNew().call(() -> {
-                        PurchaseOutcome decided = attempt(command, lease);
+                        if (!fenced.claim(sku, lease.fence())) {
+                            throw new FencedOut(sku);
+                        }
+                        List<Result<PurchaseOutcome>> decided = DbPurchase.decideBatch(batch, reservationTtl);
                         committing.set(decided); // what the commit that follows makes true, if it succeeds
                         return decided;
                     });
                 } catch (FencedOut e) {
-                    afterStaleGrant(command.sku(), lease);
+                    afterStaleGrant(sku, lease);
                 }
             } catch (RuntimeException e) {
-                PurchaseOutcome decided = committing.get();
-                if (decided != null && !decided.replayed() && DbErrors.isUnavailable(e)) {
-                    return settle(decided, e, attemptStarted); // the commit failed on the way: did it happen?
+                List<Result<PurchaseOutcome>> decided = committing.get();
+                if (decided != null && DbErrors.isUnavailable(e)) {
+                    return DbPurchase.settleBatch(decided, e, attemptStarted); // did the commit happen?
                 }
                 ConflictRetry.rethrowUnlessConflict(e); // a conflict: try again under a new grant
             }
@@ -222,44 +224,6 @@ public class RedisLockStrategy implements DeductionStrategy {
         DbPurchase.checkWindow(item);
         DbPurchase.checkLimit(item, cart.line(line), DbPurchase.unitsHeld(item, cart.userId()));
         return item;
-    }
-
-    /** A purchase whose commit failed on the way: its order stands if MySQL has it, else nothing was changed. */
-    private static PurchaseOutcome settle(PurchaseOutcome decided, RuntimeException e, long attemptStarted) {
-        String orderId = decided.order().orderId();
-        if (StoredOrders.among(List.of(orderId), e, attemptStarted).contains(orderId)) {
-            return decided;
-        }
-        throw new UnavailableException("The inventory database failed; nothing was changed, try again.", e);
-    }
-
-    /**
-     * One transaction under the lock. The fenced reservation comes first: it takes the item's row lock and refuses a
-     * stale grant before anything is decided, so the per-user limit is then checked against every order committed
-     * for the item, including those of a holder that came after a paused one. A stale grant throws
-     * {@link FencedOut}, which rolls the transaction back.
-     */
-    private PurchaseOutcome attempt(PurchaseCommand command, Lease lease) {
-        PurchaseOutcome replay = DbPurchase.replayOrNull(command);
-        if (replay != null) {
-            return replay;
-        }
-        Instant now = Timestamps.now();
-        switch (fenced.reserve(command.sku(), command.quantity(), lease.fence(), now)) {
-            case FENCED_OUT -> throw new FencedOut(command.sku());
-            case SOLD_OUT -> {
-                DbPurchase.item(command.sku()); // 404 for an unknown sku
-                throw FlashstockException.soldOut(command.sku(), command.quantity());
-            }
-            case RESERVED -> {
-                // units reserved under a current grant; now the user's limit, under the item's row lock
-            }
-        }
-        Item item = DbPurchase.item(command.sku());
-        DbPurchase.checkWindow(item); // refused: the rollback gives the reserved units back
-        DbPurchase.checkLimit(item, command, DbPurchase.unitsHeld(item, command.userId()));
-        PurchaseOrder order = DbPurchase.insertOrder(command, now, item.reservationTtl(reservationTtl));
-        return new PurchaseOutcome(OrderView.of(order), false);
     }
 
     /** A write refused for a stale fencing token; thrown inside the transaction so that it rolls back. */

@@ -1,12 +1,7 @@
 package io.flashstock.deduction.optimistic;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -23,12 +18,7 @@ import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.PurchaseOutcome;
 import io.flashstock.deduction.StoredOrders;
 import io.flashstock.deduction.StrategyName;
-import io.flashstock.error.FlashstockException;
-import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Item;
-import io.flashstock.order.OrderView;
-import io.flashstock.order.PurchaseOrder;
-import io.flashstock.support.Timestamps;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -38,9 +28,10 @@ import jakarta.enterprise.context.ApplicationScoped;
  *
  * <p>Plain optimistic locking collapses on one hot row: every concurrent buyer reads the same version and all but
  * one of them conflict and retry. So concurrent purchases of the same item in this pod are <em>combined</em>
- * ({@link Combiner}, up to {@code flashstock.optimistic.max-batch}) into one transaction: read the item and its version once, decide each
- * purchase in order (Idempotency-Key, availability, the user's limit), write one versioned update of the
- * counters and insert the orders. Pods still compete for the row: a version mismatch (or MariaDB 1020, a
+ * ({@link Combiner}, up to {@code flashstock.optimistic.max-batch}) into one transaction
+ * ({@link DbPurchase#decideBatch}): read the item and its version once, decide each purchase in order
+ * (Idempotency-Key, availability, the user's limit), write one versioned update of the counters and insert the
+ * orders. Pods still compete for the row: a version mismatch (or MariaDB 1020, a
  * deadlock, a concurrent insert of the same Idempotency-Key) makes {@link ConflictRetry} run the batch again in a
  * NEW transaction after a jittered pause, bounded; exhausted → 503 for the batch, nothing deducted.
  *
@@ -120,7 +111,7 @@ public class DbOptimisticStrategy implements DeductionStrategy {
             return retry.inNewTransactions(() -> {
                 attemptStarted.set(System.nanoTime());
                 committing.set(null);
-                List<Result<PurchaseOutcome>> decided = attempt(batch);
+                List<Result<PurchaseOutcome>> decided = DbPurchase.decideBatch(batch, reservationTtl);
                 committing.set(decided); // what the commit that follows makes true, if it succeeds
                 return decided;
             });
@@ -129,77 +120,7 @@ public class DbOptimisticStrategy implements DeductionStrategy {
             if (decided == null || !DbErrors.isUnavailable(e)) {
                 throw e;
             }
-            return settle(decided, e, attemptStarted.get());
+            return DbPurchase.settleBatch(decided, e, attemptStarted.get());
         }
-    }
-
-    /** The answers of a batch whose commit failed on the way: stored orders stand, the others are refused. */
-    private static List<Result<PurchaseOutcome>> settle(List<Result<PurchaseOutcome>> decided, RuntimeException e,
-            long attemptStarted) {
-        List<String> fresh = decided.stream().map(Result::value)
-                .filter(outcome -> outcome != null && !outcome.replayed()).map(o -> o.order().orderId()).toList();
-        Set<String> stored;
-        RuntimeException refusal;
-        try {
-            stored = StoredOrders.among(fresh, e, attemptStarted);
-            refusal = new UnavailableException("The inventory database failed; nothing was changed, try again.", e);
-        } catch (FlashstockException unknown) {
-            stored = Set.of();
-            refusal = unknown; // outcome-unknown, for the new orders only: refusals and replays stay definite
-        }
-        Set<String> kept = stored;
-        RuntimeException answer = refusal;
-        return decided.stream().map(result -> result.value() == null || result.value().replayed()
-                || kept.contains(result.value().order().orderId()) ? result
-                        : Result.<PurchaseOutcome>refused(answer)).toList();
-    }
-
-    /**
-     * One transaction for the batch. Returns, per purchase in order, its {@link PurchaseOutcome} or the
-     * {@link FlashstockException} that refuses it.
-     */
-    private List<Result<PurchaseOutcome>> attempt(List<PurchaseCommand> batch) {
-        String sku = batch.get(0).sku();
-        Item item = Item.findById(sku);
-        List<Result<PurchaseOutcome>> results = new ArrayList<>(batch.size());
-        if (item == null) {
-            batch.forEach(p -> results.add(Result.refused(FlashstockException.itemNotFound(sku))));
-            return results;
-        }
-        Instant now = Timestamps.now();
-        Map<String, PurchaseOrder> byKey = new HashMap<>();
-        Map<String, Long> heldByUser = new HashMap<>();
-        List<PurchaseOrder> orders = new ArrayList<>();
-        for (PurchaseCommand command : batch) {
-            try {
-                PurchaseOrder sameKey = command.hasIdempotencyKey() ? byKey.get(command.idempotencyKey()) : null;
-                PurchaseOutcome replay = sameKey != null
-                        ? DbPurchase.replay(command, OrderView.of(sameKey), sameKey.requestFingerprint)
-                        : DbPurchase.replayOrNull(command);
-                if (replay != null) {
-                    results.add(Result.of(replay));
-                    continue;
-                }
-                long held = heldByUser.computeIfAbsent(command.userId(), user -> DbPurchase.unitsHeld(item, user));
-                DbPurchase.check(item, command, held);
-                item.reserve(command.quantity(), now);
-                heldByUser.put(command.userId(), held + command.quantity());
-                PurchaseOrder order = DbPurchase.newOrder(command, now, item.reservationTtl(reservationTtl));
-                if (command.hasIdempotencyKey()) {
-                    byKey.put(command.idempotencyKey(), order);
-                }
-                orders.add(order);
-                results.add(Result.of(new PurchaseOutcome(OrderView.of(order), false)));
-            } catch (FlashstockException refused) {
-                results.add(Result.refused(refused));
-            }
-        }
-        if (!orders.isEmpty()) {
-            // Versioned UPDATE first: it takes the item's row lock before the order inserts' foreign-key checks
-            // take shared ones, so two writers never deadlock on the same item.
-            Item.flush();
-            DbPurchase.insert(orders);
-        }
-        return results;
     }
 }
