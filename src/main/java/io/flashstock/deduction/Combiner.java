@@ -53,9 +53,18 @@ public final class Combiner<C, R> {
 
     /** Runs {@code request} in a batch of requests for the same key; returns its answer or throws its refusal. */
     public R submit(String key, C request, Function<List<C>, List<Result<R>>> batch) {
+        return submit(key, request, (requests, decideBy) -> batch.apply(requests));
+    }
+
+    /**
+     * As {@link #submit(String, Object, Function)}, for a batch that may wait before it changes anything (a lock):
+     * it is told when the first of its requests stops waiting for it, so it can give up while "nothing changed" is
+     * still a true answer instead of running into {@code outcome-unknown}.
+     */
+    public R submit(String key, C request, Batch<C, R> batch) {
         Lane<C, R> lane = lanes.computeIfAbsent(key, k -> new Lane<>());
         long deadline = System.nanoTime() + decideWithinNanos;
-        Pending<C, R> mine = new Pending<>(request);
+        Pending<C, R> mine = new Pending<>(request, deadline);
         lane.queue.add(mine);
         boolean locked;
         try {
@@ -81,17 +90,19 @@ public final class Combiner<C, R> {
         return await(mine, deadline);
     }
 
-    private void runBatch(Lane<C, R> lane, Function<List<C>, List<Result<R>>> batch) {
+    private void runBatch(Lane<C, R> lane, Batch<C, R> batch) {
         List<Pending<C, R>> taken = new ArrayList<>();
+        long decideBy = Long.MAX_VALUE;
         for (Pending<C, R> next; taken.size() < maxBatch && (next = lane.queue.poll()) != null;) {
             taken.add(next);
+            decideBy = taken.size() == 1 ? next.deadline : earlier(decideBy, next.deadline);
         }
         if (taken.isEmpty()) {
             return;
         }
         batchSizes.record(taken.size());
         try {
-            List<Result<R>> results = batch.apply(taken.stream().map(p -> p.request).toList());
+            List<Result<R>> results = batch.run(taken.stream().map(p -> p.request).toList(), decideBy);
             for (int i = 0; i < taken.size(); i++) {
                 taken.get(i).result.complete(i < results.size() ? results.get(i)
                         : Result.refused(new IllegalStateException("the batch answered " + results.size()
@@ -105,6 +116,11 @@ public final class Combiner<C, R> {
                     e);
             taken.forEach(p -> p.result.complete(Result.refused(answer)));
         }
+    }
+
+    /** The earlier of two {@link System#nanoTime} instants (compared by difference, as nanoTime requires). */
+    private static long earlier(long a, long b) {
+        return a - b <= 0 ? a : b;
     }
 
     private R await(Pending<C, R> pending, long deadline) {
@@ -123,6 +139,22 @@ public final class Combiner<C, R> {
             throw result.refusal();
         }
         return result.value();
+    }
+
+    /**
+     * Decides a batch of requests of one key.
+     *
+     * @param <C> a request
+     * @param <R> its answer
+     */
+    @FunctionalInterface
+    public interface Batch<C, R> {
+
+        /**
+         * One {@link Result} per request, in order. {@code decideBy}: the {@link System#nanoTime} at which the first
+         * of these requests stops waiting and is answered {@code outcome-unknown}.
+         */
+        List<Result<R>> run(List<C> requests, long decideBy);
     }
 
     /**
@@ -149,10 +181,13 @@ public final class Combiner<C, R> {
 
     private static final class Pending<C, R> {
         final C request;
+        /** When its requester stops waiting ({@link System#nanoTime}). */
+        final long deadline;
         final CompletableFuture<Result<R>> result = new CompletableFuture<>();
 
-        Pending(C request) {
+        Pending(C request, long deadline) {
             this.request = request;
+            this.deadline = deadline;
         }
     }
 }

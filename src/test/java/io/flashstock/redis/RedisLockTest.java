@@ -27,6 +27,7 @@ import io.flashstock.support.Timestamps;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.OwnRedisResource;
 import io.flashstock.testsupport.Shop;
+import io.restassured.response.Response;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.redis.datasource.RedisDataSource;
@@ -143,6 +144,39 @@ class RedisLockTest {
         double grants = Shop.lockGrants(meters) - grantsBefore;
         assertTrue(grants < 60, grants + " grants for 60 orders");
         assertTrue(meters.find("flashstock.lock.batch.size").summary().max() > 1, "batches of more than one");
+    }
+
+    /**
+     * Two buyers that queued behind a batch which waited out its lock wait (5 s) form the next batch when that one
+     * gives up, 2 s into their own decide-within (6 s); one of them runs it, the other waits for it. The batch's lock
+     * wait must end before the waiting one stops waiting: a definite 503 (nothing changed) for both, not
+     * outcome-unknown for a purchase that never reached MySQL.
+     */
+    @Test
+    void buyersQueuedBehindALockWaitGetADefiniteAnswer() throws Exception {
+        String sku = newSku("queued");
+        createItem(sku, 10, 0);
+        ExecutorService buyers = Executors.newFixedThreadPool(3);
+        try (Lease elsewhere = locks.acquire(sku, Duration.ofSeconds(30), Duration.ofSeconds(1))) {
+            Future<Response> first = buyers.submit(() -> purchase(sku, "first", 1, sku + "-first"));
+            Thread.sleep(2_000);
+            List<Future<Response>> queued = new ArrayList<>();
+            for (String buyer : List.of("queued-1", "queued-2")) {
+                queued.add(buyers.submit(() -> purchase(sku, buyer, 1, sku + "-" + buyer)));
+            }
+            Response firstAnswer = first.get();
+            assertEquals(503, firstAnswer.statusCode(), firstAnswer.asString());
+            for (Future<Response> answer : queued) {
+                Response queuedAnswer = answer.get();
+                assertEquals(503, queuedAnswer.statusCode(), queuedAnswer.asString());
+                assertTrue(queuedAnswer.jsonPath().getString("type").endsWith("unavailable"),
+                        "nothing reached MySQL, so the answer is definite: " + queuedAnswer.asString());
+            }
+        } finally {
+            buyers.shutdownNow();
+        }
+        assertCounters(sku, 10, 10, 0, 0);
+        assertEquals(0, Db.orderCount(sku));
     }
 
     @Test

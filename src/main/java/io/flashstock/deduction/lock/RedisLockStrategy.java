@@ -51,6 +51,12 @@ public class RedisLockStrategy implements DeductionStrategy {
     private static final Logger LOG = Logger.getLogger(RedisLockStrategy.class);
     /** A fenced-out attempt is retried under a new grant this many times in all. */
     private static final int MAX_GRANTS = 3;
+    /**
+     * What a batch keeps for its transaction once it has the lock: its lock wait ends this long before the first of
+     * its buyers stops waiting ({@code flashstock.decide-within}), so a wait that runs out is a definite 503 (nothing
+     * changed) and not an {@code outcome-unknown}.
+     */
+    private static final long TRANSACTION_ALLOWANCE_NANOS = Duration.ofSeconds(1).toNanos();
 
     private final RedisLock locks;
     private final FencedReservation fenced;
@@ -99,10 +105,13 @@ public class RedisLockStrategy implements DeductionStrategy {
      * fencing token ({@link FencedReservation#claim}: row lock, stale grant refused before anything is decided), then
      * decides the batch as db-optimistic does ({@link DbPurchase#decideBatch}). A stale grant or a conflict runs the
      * batch again under a new grant; a commit that failed on the way is settled by asking MySQL which orders it has.
+     * The lock waits, together, end at {@code flashstock.lock.max-wait} or shortly before the first buyer of the
+     * batch stops waiting ({@code decideBy}), whichever comes first.
      */
-    private List<Result<PurchaseOutcome>> underLock(List<PurchaseCommand> batch) {
+    private List<Result<PurchaseOutcome>> underLock(List<PurchaseCommand> batch, long decideBy) {
         String sku = batch.get(0).sku();
-        long deadline = System.nanoTime() + maxWait.toNanos();
+        long now = System.nanoTime();
+        long deadline = now + Math.min(maxWait.toNanos(), decideBy - TRANSACTION_ALLOWANCE_NANOS - now);
         for (int grant = 1; grant <= MAX_GRANTS; grant++) {
             Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
             AtomicReference<List<Result<PurchaseOutcome>>> committing = new AtomicReference<>();
