@@ -212,23 +212,33 @@ final class FaultySale {
         }
     }
 
-    /** The item's orders once nothing changes any more (pending orders of redis-lua reach MySQL by the relay). */
+    /** How long the item's orders must stay unchanged to count as settled. */
+    private static final long SETTLED_FOR_MILLIS = 2_500;
+
     /**
-     * The item's orders in MySQL once they stop changing and hold every order in {@code expected}: a relay that
-     * stalls for a while (write-behind after an outage) must not pass for one that is done. Gives up after 30 s.
+     * The item's orders in MySQL once they hold every order in {@code expected} and have not changed for
+     * {@link #SETTLED_FOR_MILLIS}: a relay that stalls for a while (write-behind after an outage) must not pass for one
+     * that is done. Reads every 250 ms, so a sale that settles at once costs the quiet window and no more. Gives up
+     * after 30 s.
      */
     private static Set<String> awaitSettled(String sku, Set<String> expected) throws InterruptedException {
         Set<String> previous = null;
+        long unchangedSince = 0;
         long deadline = System.currentTimeMillis() + 30_000;
-        while (System.currentTimeMillis() < deadline) {
+        while (true) {
+            long readAt = System.currentTimeMillis();
             Set<String> now = new HashSet<>(Db.orderIds(sku));
-            if (now.equals(previous) && now.containsAll(expected)) {
+            if (!now.equals(previous)) {
+                previous = now;
+                unchangedSince = readAt;
+            } else if (now.containsAll(expected) && readAt - unchangedSince >= SETTLED_FOR_MILLIS) {
                 return now;
             }
-            previous = now;
-            Thread.sleep(2_500);
+            if (readAt > deadline) {
+                return previous;
+            }
+            Thread.sleep(250);
         }
-        return previous;
     }
 
     private static HttpRequest purchase(URI service, String sku, int buyer) {
