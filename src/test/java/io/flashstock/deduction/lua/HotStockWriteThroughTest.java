@@ -1,5 +1,6 @@
 package io.flashstock.deduction.lua;
 
+import static io.flashstock.testsupport.Shop.assertCounters;
 import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,6 +19,7 @@ import io.flashstock.deduction.lua.HotStock;
 import io.flashstock.deduction.lua.PendingStream;
 import io.flashstock.order.OrderIds;
 import io.flashstock.redis.RedisKeys;
+import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.OwnRedisResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -137,6 +139,51 @@ class HotStockWriteThroughTest extends HotStockResilience {
         assertEquals("7", hot(warmFirst).get("available"));
         awaitRedisAgrees(warmFirst);
         awaitRedisAgrees(coldFirst);
+    }
+
+    /**
+     * Both orders of one Idempotency-Key in one batch: Redis forgot the key between the purchase and its retry, and
+     * neither order is in MySQL yet (the relay took both in one read, or a retried batch holds both). The first goes
+     * in, the second is {@code DUPLICATE_KEY} (the unchecked insert fails on the key and the batch is retried
+     * checked), its units go back in Redis, and the key points at the first order again. Nothing else changes.
+     */
+    @Test
+    void twoOrdersOfOneKeyInOneBatchStoreTheFirstOnly() throws Exception {
+        String sku = newSku("key-twice");
+        createItem(sku, 10, 0);
+        String key = "twice-" + sku;
+        PendingOrder first = acknowledge(sku, "u", key);
+        redis.key().del(RedisKeys.idempotency(sku, key)); // Redis forgot it: the retry is a new purchase there
+        PendingOrder again = acknowledge(sku, "u", key);
+        PendingOrder other = acknowledge(sku, "v", null);
+        assertEquals("7", hot(sku).get("available"));
+
+        List<PendingOrder> batch = List.of(first, again, other);
+        PendingOrderWriter.Persisted persisted = writer.persist(sku, batch);
+        assertEquals(Map.of(first.orderId(), PendingOrderWriter.Outcome.INSERTED,
+                again.orderId(), PendingOrderWriter.Outcome.DUPLICATE_KEY,
+                other.orderId(), PendingOrderWriter.Outcome.INSERTED), persisted.outcomes());
+        assertEquals(2, relay.settle(sku, batch, persisted));
+
+        assertEquals(java.util.Set.of(first.orderId(), other.orderId()), java.util.Set.copyOf(Db.orderIds(sku)));
+        assertCounters(sku, 10, 8, 2, 0);
+        assertEquals("8", hot(sku).get("available"), "the repeat's unit is back in Redis");
+        assertTrue(redis.value(String.class).get(RedisKeys.idempotency(sku, key)).startsWith(first.orderId() + " "),
+                "the key answers the first order");
+        assertFalse(redis.hash(String.class).hexists(RedisKeys.held(sku), again.orderId()), "the repeat is not held");
+        awaitRedisAgrees(sku);
+    }
+
+    /** One purchase acknowledged by Redis (held by this pod's request), not yet in MySQL; {@code key} may be null. */
+    private PendingOrder acknowledge(String sku, String user, String key) {
+        Instant now = Instant.now();
+        String fingerprint = key == null ? null : "fp-" + user;
+        PurchaseCommand command = new PurchaseCommand(sku, user, 1, key, fingerprint);
+        String orderId = OrderIds.next(sku);
+        HotStock.Decision decision = hotStock.purchase(command, orderId, now, now.plusSeconds(600));
+        assertEquals(PurchaseReply.OK, decision.reply());
+        return new PendingOrder(decision.entryId(), orderId, sku, user, 1, key, fingerprint, now,
+                decision.expiresAt(), pod.id(), decision.epoch(), null);
     }
 
     /** Purchases acknowledged by Redis (write-through: held by this pod's request), not yet in MySQL. */
