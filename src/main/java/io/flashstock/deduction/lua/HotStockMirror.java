@@ -71,8 +71,13 @@ public class HotStockMirror implements StockMirror {
 
     @Override
     public void apply(List<StockEvent> events) {
+        mirror(events);
+    }
+
+    /** {@link #apply}; returns how many of the events are done with (mirrored, or moot). */
+    private int mirror(List<StockEvent> events) {
         if (!active() || events.isEmpty()) {
-            return;
+            return 0;
         }
         List<String> done = new ArrayList<>(events.size());
         Instant moot = Timestamps.now().minus(COLD_EVENT_MOOT_AFTER);
@@ -101,6 +106,7 @@ public class HotStockMirror implements StockMirror {
                         done.size(), e.toString());
             }
         }
+        return done.size();
     }
 
     private long applyOne(StockEvent event) {
@@ -123,13 +129,22 @@ public class HotStockMirror implements StockMirror {
         };
     }
 
-    /** Applies events older than two watch intervals: their pod crashed between commit and mirror. */
+    /**
+     * Applies events older than two watch intervals: their pod crashed between commit and mirror. Events of an item
+     * that is still cold stay until it is warmed or for {@code COLD_EVENT_MOOT_AFTER}, and are looked at again each
+     * sweep; only sweeps that mirrored something say so at INFO.
+     */
     void sweep() {
         Instant before = Timestamps.now().minus(settings.watchInterval().multipliedBy(2));
         List<StockEvent> left = QuarkusTransaction.requiringNew().call(() -> StockEvent.recordedBefore(before, 500));
         if (!left.isEmpty()) {
-            LOG.infof("Mirroring %d stock event(s) left behind", left.size());
-            apply(left);
+            int done = mirror(left);
+            if (done > 0) {
+                LOG.infof("Mirrored %d stock event(s) left behind; %d left for a later sweep", done,
+                        left.size() - done);
+            } else {
+                LOG.debugf("%d stock event(s) left behind not mirrored yet (items cold)", left.size());
+            }
         }
     }
 
