@@ -126,9 +126,21 @@ end
 -- last measured answers come back without extra load, and the run stops when they are all in. Purchases only: for
 -- the reads (noop, availability) the tail is a millisecond, and a delay() hook costs wrk a timer per request,
 -- which would lower the floor and the read storm measured against it.
+-- The run ends once the budget is spent and every measured request has its answer. Checked after each answer and
+-- before each parked request: when the last answer came just before the budget ran out, no answer follows it, and
+-- without the second check wrk sat parked until its -d (seen: a 126 s settle round).
+local function stop_if_all_answered()
+  if not stopping and first_sent ~= nil and budget_spent() and received >= sent then
+    stopping = true
+    wrk.thread:stop()
+    ffi.C.kill(ffi.C.getpid(), SIGINT)
+  end
+end
+
 if mode == "purchase" then
   function delay()
     if first_sent ~= nil and budget_spent() then
+      stop_if_all_answered()
       return 3600 * 1000
     end
     return 0
@@ -174,11 +186,7 @@ function response(status, headers, body)
     last_received = now()
     count(status, body)
   end
-  if not stopping and first_sent ~= nil and budget_spent() and received >= sent then
-    stopping = true
-    wrk.thread:stop()
-    ffi.C.kill(ffi.C.getpid(), SIGINT)
-  end
+  stop_if_all_answered()
 end
 
 function done(summary, latency, requests)
