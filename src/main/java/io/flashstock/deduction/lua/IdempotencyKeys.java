@@ -39,13 +39,14 @@ public class IdempotencyKeys {
 
         /**
          * The key of {@code orderId}, made at {@code createdAt}: remembered for what its TTL has left at {@code now},
-         * or, past it, for a whole TTL again (a client retries it now).
+         * rounded up to a whole second, or, once it has run out, for a whole TTL again (a client retries it now).
          */
         static Remembered of(String orderId, String fingerprint, Instant createdAt, Instant expiresAt, Duration ttl,
                 Instant now) {
-            long left = Duration.between(now, createdAt.plus(ttl)).toSeconds();
+            long leftMillis = Duration.between(now, createdAt.plus(ttl)).toMillis();
+            long seconds = leftMillis > 0 ? (leftMillis + 999) / 1000 : Math.max(1, ttl.toSeconds());
             return new Remembered(orderId + " " + fingerprint + " " + createdAt.getEpochSecond() + " "
-                    + expiresAt.getEpochSecond(), left > 0 ? left : Math.max(1, ttl.toSeconds()));
+                    + expiresAt.getEpochSecond(), seconds);
         }
     }
 
