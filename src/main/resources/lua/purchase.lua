@@ -5,7 +5,8 @@
 -- KEYS[3] fs:{sku}:held     hash: orderId -> "userId quantity [streamEntryId]" of each RESERVED order
 -- KEYS[4] fs:{sku}:orders   stream: orders acknowledged here and not yet in MySQL (the durable pending record),
 --                           read through the consumer group 'relay': an entry a consumer holds is that consumer's
--- KEYS[5] fs:{sku}:idem:<Idempotency-Key>  string "orderId fingerprint createdAt expiresAt" (unused without a key)
+-- KEYS[5] fs:{sku}:idem:<Idempotency-Key>  string "orderId fingerprint createdAt expiresAt", then " R" once a
+--                           write-behind repeat was answered with the order (unused without a key)
 -- KEYS[6] fs:{sku}:void:<orderId>  tombstone: the caller gave up on this order id (timeout); never run it then
 -- ARGV[1] orderId   ARGV[2] userId   ARGV[3] quantity   ARGV[4] request fingerprint, '' without a key
 -- ARGV[5] createdAt (epoch s)   ARGV[6] expiresAt (epoch s) with the service's default TTL; an item with a TTL of
@@ -34,9 +35,14 @@ local fingerprint = ARGV[4]
 if fingerprint ~= '' then
   local earlier = redis.call('GET', KEYS[5])
   if earlier then
-    local id, used, created, expires = string.match(earlier, '^(%S+) (%S+) (%S+) (%S+)$')
+    local id, used, created, expires, answered = string.match(earlier, '^(%S+) (%S+) (%S+) (%S+) ?(%S*)$')
     if used ~= fingerprint then
       return {'KEY_REUSED'}
+    end
+    if ARGV[10] ~= 'OWN' and answered == '' then
+      -- Write-behind answers this repeat 201 with the order, which may still be only here: mark the key, so that the
+      -- first request, if it gave up on its call (timeout), cannot take the order back (see undo_purchase.lua).
+      redis.call('SET', KEYS[5], earlier .. ' R', 'KEEPTTL')
     end
     return {'REPLAY', id, created, expires}
   end

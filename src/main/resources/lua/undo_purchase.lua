@@ -13,7 +13,8 @@
 --         it and is never taken back here; '' (a line of an ABORTED cart, which nobody persists): whoever holds it
 -- ARGV[6] the units-back channel (see transition.lua)
 -- Returns 1 when undone; 2 when the purchase never ran (a tombstone stopped it, or it left no trace); 0 when its
--- entry is gone (persisted, or undone before); -1 when another consumer holds the entry (it is being persisted).
+-- entry is gone (persisted, or undone before); -1 when another consumer holds the entry (it is being persisted); -2
+-- (the caller gave up) when a repeat of the request with its Idempotency-Key was answered with the order already.
 local held = redis.call('HGET', KEYS[3], ARGV[1])
 local entry = ARGV[2]
 if entry == '' then
@@ -24,6 +25,13 @@ if entry == '' then
   entry = string.match(held, '^%S+ %d+ (%S+)$')
   if not entry then
     return 2
+  end
+  -- A repeat of the request was answered 201 with this order meanwhile (purchase.lua marks its key): the order
+  -- stands, and is left to the relays.
+  local answered = redis.call('GET', KEYS[5])
+  if answered and string.sub(answered, 1, string.len(ARGV[1]) + 1) == ARGV[1] .. ' '
+      and string.sub(answered, -2) == ' R' then
+    return -2
   end
 end
 if redis.call('EXISTS', KEYS[4]) == 1 then

@@ -224,7 +224,7 @@ public class HotStock {
         return switch (undo) {
             case UNDONE, NEVER_RAN -> new UnavailableException(
                     "The hot stock cannot be reached; nothing was changed, try again.", failure);
-            case GONE, HELD_ELSEWHERE -> FlashstockException.outcomeUnknown(failure);
+            case GONE, HELD_ELSEWHERE, ANSWERED -> FlashstockException.outcomeUnknown(failure);
         };
     }
 

@@ -37,13 +37,19 @@ public class PendingStream {
         /** The entry was gone: persisted, or taken back before. */
         GONE,
         /** Another consumer holds the entry: it is being persisted. */
-        HELD_ELSEWHERE;
+        HELD_ELSEWHERE,
+        /**
+         * The caller gave up on its call, but a repeat of the request with its Idempotency-Key was answered 201 with
+         * the order already (write-behind): the order stands, and the relays persist it.
+         */
+        ANSWERED;
 
         static Undo of(long reply) {
             return switch ((int) reply) {
                 case 1 -> UNDONE;
                 case 2 -> NEVER_RAN;
                 case -1 -> HELD_ELSEWHERE;
+                case -2 -> ANSWERED;
                 default -> GONE;
             };
         }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -49,6 +50,15 @@ class HotStockWriteBehindTest extends HotStockResilience {
     OrderRelay relay;
 
     @Inject
+    HotStock hotStock;
+
+    @Inject
+    PendingStream stream;
+
+    @Inject
+    PodIdentity pod;
+
+    @Inject
     ActiveStrategy active;
 
     @Inject
@@ -57,6 +67,36 @@ class HotStockWriteBehindTest extends HotStockResilience {
     @Override
     boolean everyAcknowledgedOrderSurvivesDataLoss() {
         return false; // orders acknowledged but still pending in Redis go with its data: the write-behind trade-off
+    }
+
+    /**
+     * A request whose script call timed out gives up on its order, but meanwhile a repeat of it (same Idempotency-Key)
+     * was answered 201 with that order: the order stands, and the first request may not say "nothing was changed".
+     * Before, the give-up took the order back while the repeat's 201 named it, and a third try made a second order.
+     */
+    @Test
+    void anOrderARepeatWasAnsweredWithIsNotTakenBackByTheFirstRequest() throws InterruptedException {
+        String sku = newSku("answered");
+        createItem(sku, 10, 0);
+        Instant now = Instant.now();
+        PurchaseCommand command = new PurchaseCommand(sku, "twice", 1, "answered-key", "fingerprint");
+        String first = OrderIds.next(sku);
+        // The first request's script runs, but its caller stopped waiting for the reply.
+        assertEquals(PurchaseReply.OK, hotStock.purchase(command, first, now, now.plusSeconds(60)).reply());
+        // The client's retry is answered with that order (201 in write-behind, from Redis if MySQL lacks it yet).
+        HotStock.Decision repeat = hotStock.purchase(command, OrderIds.next(sku), now, now.plusSeconds(60));
+        assertEquals(PurchaseReply.REPLAY, repeat.reply());
+        assertEquals(first, repeat.orderId());
+
+        // The first request now gives up on its call: the order must stand, so its answer is outcome-unknown.
+        assertEquals(PendingStream.Undo.ANSWERED, stream.abandon(sku, first, "answered-key", pod.id()));
+        awaitOrders(sku, 1);
+        assertEquals(1, Db.count("SELECT COUNT(*) FROM purchase_order WHERE id = ?", first), "the answered order");
+        assertCounters(sku, 10, 9, 1, 0);
+        HotStock.Decision again = hotStock.purchase(command, OrderIds.next(sku), now, now.plusSeconds(60));
+        assertEquals(first, again.orderId(), "the key still answers the first order");
+        assertEquals(1, Db.orderCount(sku));
+        awaitRedisAgrees(sku);
     }
 
     @Test
