@@ -12,6 +12,7 @@ import io.flashstock.redis.RedisKeys;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.redis.datasource.pubsub.PubSubCommands;
 import io.quarkus.runtime.ShutdownEvent;
@@ -63,6 +64,8 @@ public class Availability {
 
     private final StockMirror mirror;
     private final RedisDataSource redis;
+    /** Announces units back without waiting for Redis: a hung Redis must not slow a cancel or a restock. */
+    private final ReactiveRedisDataSource announcer;
     private final long ttlNanos;
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
     private final Map<String, CompletableFuture<Level>> loading = new ConcurrentHashMap<>();
@@ -70,9 +73,11 @@ public class Availability {
     private volatile PubSubCommands.RedisSubscriber subscriber;
     private volatile boolean listening;
 
-    Availability(StockMirror mirror, RedisDataSource redis, FlashstockConfig config, MeterRegistry registry) {
+    Availability(StockMirror mirror, RedisDataSource redis, ReactiveRedisDataSource announcer, FlashstockConfig config,
+            MeterRegistry registry) {
         this.mirror = mirror;
         this.redis = redis;
+        this.announcer = announcer;
         this.ttlNanos = config.availability().cacheTtl().toNanos();
         this.fromMemory = Counter.builder("flashstock.purchases.sold-out.from-memory")
                 .description("Purchases answered 409 sold-out from what the pod knew, without Redis or MySQL")
@@ -113,10 +118,20 @@ public class Availability {
             subscriber = redis.pubsub(String.class).subscribe(RedisKeys.unitsBackChannel(), this::onMessage,
                     this::stopped, error -> stopped());
             listening = true;
+            // Levels learned while no message could arrive (since the last subscription ended) may be outdated by one
+            // that was missed: none of them is answered from again. The floors stay: they only ever refuse older
+            // answers.
+            entries.replaceAll((sku, entry) -> entry.level() == null ? entry
+                    : new Entry(null, entry.floor(), entry.loadedAt()));
         } catch (RuntimeException e) {
             LOG.warnf("Cannot subscribe to %s (sold-out is not answered from memory until then): %s",
                     RedisKeys.unitsBackChannel(), e.toString());
         }
+    }
+
+    /** Whether the units-back subscription is up: only then is anything answered from memory. */
+    boolean listening() {
+        return listening;
     }
 
     private void stopped() {
@@ -195,18 +210,16 @@ public class Availability {
      * The item changed in MySQL at {@code version} in a way a cached level must not outlive: units came back
      * (cancel, expiry, restock) or the sale window changed ({@code db-optimistic}, {@code redis-lock}). Every pod
      * forgets what it knew. Under {@code redis-lua} the scripts that change the hot stock say it themselves. Never
-     * throws: entries expire after the TTL anyway.
+     * throws nor waits for Redis: entries expire after the TTL anyway.
      */
     public void changed(String sku, long version) {
         if (mirror.active()) {
             return;
         }
         forget(sku, version);
-        try {
-            redis.pubsub(String.class).publish(RedisKeys.unitsBackChannel(), sku + " " + version);
-        } catch (RuntimeException e) {
-            LOG.debugf("Could not announce units back for %s: %s", sku, e.toString());
-        }
+        announcer.pubsub(String.class).publish(RedisKeys.unitsBackChannel(), sku + " " + version).subscribe().with(
+                ignored -> {
+                }, e -> LOG.debugf("Could not announce units back for %s: %s", sku, e.toString()));
     }
 
     /**

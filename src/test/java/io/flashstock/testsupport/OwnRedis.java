@@ -99,6 +99,23 @@ public final class OwnRedis implements AutoCloseable {
         awaitPort(false);
     }
 
+    /** Freezes the server ({@code SIGSTOP}): connections stay open, nothing is answered, as a hung Redis does. */
+    public void pause() {
+        Signals.send(installedProcess(), "STOP", "redis-server on port " + port);
+    }
+
+    /** Lets a paused server run again ({@code SIGCONT}). */
+    public void resume() {
+        Signals.send(installedProcess(), "CONT", "redis-server on port " + port);
+    }
+
+    private Process installedProcess() {
+        if (process == null) {
+            throw new IllegalStateException("pausing needs the installed redis-server, running");
+        }
+        return process;
+    }
+
     /** Starts the server on its port (again); data starts empty. */
     public void launch() {
         List<String> settings = new java.util.ArrayList<>(List.of("--port", String.valueOf(port), "--bind", LOOPBACK,

@@ -141,16 +141,7 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     private void signal(String signal) {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start();
-            if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + signal + " failed for the service " + name);
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException("kill -" + signal + " failed for the service " + name, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Signals.send(process, signal, "the service " + name);
     }
 
 }
