@@ -1,7 +1,9 @@
 package io.flashstock.item;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -72,6 +74,15 @@ public class Availability {
     private final Counter fromMemory;
     private volatile PubSubCommands.RedisSubscriber subscriber;
     private volatile boolean listening;
+    /** Which subscription is current: the end of one given up on already does not stop its successor. */
+    private volatile int subscription;
+    /**
+     * This pod's own channel, on the same subscription: a heartbeat sent to it must come back, so that a subscription
+     * whose connection died without a word (a Redis host gone, a half-open TCP connection) is noticed and replaced.
+     */
+    private final String heartbeatChannel = RedisKeys.unitsBackChannel() + ":heartbeat:" + UUID.randomUUID();
+    /** The heartbeat sent and not heard back yet (its {@code nanoTime}); 0: none outstanding. */
+    private volatile long heartbeat;
 
     Availability(StockMirror mirror, RedisDataSource redis, ReactiveRedisDataSource announcer, FlashstockConfig config,
             MeterRegistry registry) {
@@ -99,11 +110,23 @@ public class Availability {
         }
     }
 
-    /** Subscribes to the units-back channel again after Redis was unreachable; drops expired entries. */
+    /**
+     * Keeps the subscription alive and the map small: replaces a subscription that did not hear its last heartbeat
+     * back within one round (5 s), subscribes again after Redis was unreachable, sends the next heartbeat, and drops
+     * expired entries.
+     */
     @Scheduled(identity = "availability-upkeep", every = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-    void upkeep() {
+    synchronized void upkeep() {
+        if (listening && heartbeat != 0) {
+            LOG.warnf("The subscription to %s did not hear its heartbeat back; subscribing again (sold-out is not "
+                    + "answered from memory meanwhile)", RedisKeys.unitsBackChannel());
+            replaceSubscription();
+        }
         if (!listening) {
             listen();
+        }
+        if (listening) {
+            sendHeartbeat();
         }
         long now = System.nanoTime();
         long keep = ttlNanos + java.util.concurrent.TimeUnit.SECONDS.toNanos(10); // floors outlive late answers
@@ -114,9 +137,11 @@ public class Availability {
         if (listening) {
             return;
         }
+        int current = ++subscription;
         try {
-            subscriber = redis.pubsub(String.class).subscribe(RedisKeys.unitsBackChannel(), this::onMessage,
-                    this::stopped, error -> stopped());
+            subscriber = redis.pubsub(String.class).subscribe(List.of(RedisKeys.unitsBackChannel(), heartbeatChannel),
+                    this::onMessage, () -> stopped(current), error -> stopped(current));
+            heartbeat = 0;
             listening = true;
             // Levels learned while no message could arrive (since the last subscription ended) may be outdated by one
             // that was missed: none of them is answered from again. The floors stay: they only ever refuse older
@@ -134,9 +159,47 @@ public class Availability {
         return listening;
     }
 
-    private void stopped() {
+    private void stopped(int which) {
+        if (which == subscription) {
+            listening = false;
+            forgetAll(); // messages may be missed from now on
+        }
+    }
+
+    /** Gives up on the current subscription (its end, whenever it comes, changes nothing) and forgets every item. */
+    private synchronized void replaceSubscription() {
+        PubSubCommands.RedisSubscriber old = subscriber;
+        subscription++;
         listening = false;
-        forgetAll(); // messages may be missed from now on
+        forgetAll();
+        if (old != null) {
+            try {
+                old.unsubscribe();
+            } catch (RuntimeException e) {
+                LOG.debugf("Unsubscribing the subscription given up on: %s", e.toString());
+            }
+        }
+    }
+
+    private void sendHeartbeat() {
+        long sent = System.nanoTime();
+        heartbeat = sent; // before the publish: the echo may come back before it returns
+        try {
+            redis.pubsub(String.class).publish(heartbeatChannel, Long.toString(sent));
+        } catch (RuntimeException e) {
+            heartbeat = 0; // not sent: nothing to judge the subscription by
+            LOG.debugf("Could not send the units-back heartbeat: %s", e.toString());
+        }
+    }
+
+    /** The subscription's heartbeat channel (tests). */
+    String heartbeatChannel() {
+        return heartbeatChannel;
+    }
+
+    /** The current subscription (tests). */
+    PubSubCommands.RedisSubscriber subscriber() {
+        return subscriber;
     }
 
     /** Forgets every item: the counters the levels came from may have changed without a message (data loss). */
@@ -144,7 +207,13 @@ public class Availability {
         entries.clear();
     }
 
-    private void onMessage(String message) {
+    private void onMessage(String channel, String message) {
+        if (heartbeatChannel.equals(channel)) {
+            if (message.equals(Long.toString(heartbeat))) {
+                heartbeat = 0;
+            }
+            return;
+        }
         int space = message.lastIndexOf(' ');
         if (space < 0) {
             return;

@@ -82,8 +82,7 @@ class AvailabilityRedisFaultsTest {
 
         availability.upkeep(); // subscribes again
         assertTrue(availability.listening());
-        assertEquals(1, redis.execute("PUBSUB", "NUMSUB", RedisKeys.unitsBackChannel()).get(1).toLong(),
-                "the pod listens again");
+        assertEquals(1, subscribers(RedisKeys.unitsBackChannel()), "the pod listens again");
         assertFalse(availability.soldOut(sku, 1), "what was learned unsubscribed is not answered from");
         given().get("/items/" + sku + "/availability").then().statusCode(200)
                 .body("available", org.hamcrest.Matchers.equalTo(1));
@@ -108,5 +107,40 @@ class AvailabilityRedisFaultsTest {
         }
         assertTrue(took < 1_000, "the cancel took " + took + " ms while Redis hung");
         assertCounters(sku, 2, 2, 0, 0);
+    }
+
+    /**
+     * A subscription that stops hearing (its connection died without a word: a Redis host gone, a half-open TCP
+     * connection) is noticed by its heartbeat within two upkeep rounds and replaced, and nothing learned on it is
+     * answered from. The test makes it deaf by unsubscribing its heartbeat channel alone: the units-back channel stays
+     * subscribed, as it looks on a dead connection.
+     */
+    @Test
+    void aSubscriptionThatStopsHearingIsReplaced() {
+        String sku = newSku("deaf");
+        createItem(sku, 1, 0);
+        buy(sku, "first", 1);
+        given().get("/items/" + sku + "/availability").then().statusCode(200);
+        assertTrue(availability.soldOut(sku, 1), "sold out, from memory");
+        String heartbeats = availability.heartbeatChannel();
+        assertEquals(1, subscribers(heartbeats));
+
+        availability.subscriber().unsubscribe(heartbeats);
+        long deadline = System.currentTimeMillis() + 5_000;
+        while (subscribers(heartbeats) > 0 && System.currentTimeMillis() < deadline) {
+            Pause.sleep(10);
+        }
+        assertEquals(0, subscribers(heartbeats), "the subscription no longer hears its heartbeat");
+        availability.upkeep(); // a heartbeat goes out, and is not heard
+        availability.upkeep(); // noticed: a new subscription
+        assertTrue(availability.listening());
+        assertEquals(1, subscribers(heartbeats), "the new subscription hears its heartbeat");
+        assertEquals(1, subscribers(RedisKeys.unitsBackChannel()), "the deaf subscription is gone");
+        assertFalse(availability.soldOut(sku, 1), "nothing learned on the deaf subscription is answered from");
+        purchase(sku, "late", 1, null).then().statusCode(409); // learned again, from MySQL
+    }
+
+    private long subscribers(String channel) {
+        return redis.execute("PUBSUB", "NUMSUB", channel).get(1).toLong();
     }
 }
