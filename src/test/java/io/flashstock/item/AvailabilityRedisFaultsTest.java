@@ -65,11 +65,7 @@ class AvailabilityRedisFaultsTest {
 
         // The pod's subscription is cut: nothing is answered from memory until it listens again.
         redis.execute("CLIENT", "KILL", "TYPE", "pubsub");
-        long deadline = System.currentTimeMillis() + 5_000;
-        while (availability.listening() && System.currentTimeMillis() < deadline) {
-            Pause.sleep(10);
-        }
-        assertFalse(availability.listening(), "the pod noticed that its subscription ended");
+        assertTrue(Pause.until(() -> !availability.listening(), 5_000), "the pod noticed that its subscription ended");
         assertFalse(availability.soldOut(sku, 1));
 
         // Meanwhile a read learns the item sold out, then another pod gives a unit back: its message is missed.
@@ -126,11 +122,8 @@ class AvailabilityRedisFaultsTest {
         assertEquals(1, subscribers(heartbeats));
 
         availability.subscriber().unsubscribe(heartbeats);
-        long deadline = System.currentTimeMillis() + 5_000;
-        while (subscribers(heartbeats) > 0 && System.currentTimeMillis() < deadline) {
-            Pause.sleep(10);
-        }
-        assertEquals(0, subscribers(heartbeats), "the subscription no longer hears its heartbeat");
+        assertTrue(Pause.until(() -> subscribers(heartbeats) == 0, 5_000), "the subscription no longer hears its "
+                + "heartbeat");
         availability.upkeep(); // a heartbeat goes out, and is not heard
         availability.upkeep(); // noticed: a new subscription
         assertTrue(availability.listening());

@@ -15,4 +15,16 @@ public final class Pause {
             throw new IllegalStateException(e);
         }
     }
+
+    /** Polls {@code condition} every 10 ms until it holds or {@code millis} have passed; whether it holds. */
+    public static boolean until(java.util.function.BooleanSupplier condition, long millis) {
+        long deadline = System.currentTimeMillis() + millis;
+        while (!condition.getAsBoolean()) {
+            if (System.currentTimeMillis() > deadline) {
+                return false;
+            }
+            sleep(10);
+        }
+        return true;
+    }
 }
