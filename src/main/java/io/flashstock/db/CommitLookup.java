@@ -23,6 +23,16 @@ import org.jboss.logging.Logger;
  */
 public final class CommitLookup {
 
+    /**
+     * Appended to a lookup's SELECT: it reads with shared locks, so a transaction still writing the rows looked up is
+     * waited for. The connection that failed may have broken while MySQL was still committing (the COMMIT received,
+     * the redo log being flushed): its changes hold their row locks until they are visible, so a locking read sees
+     * them, where a plain read would take the rows for absent or unchanged and answer "nothing was changed" for a
+     * change that lands a moment later. The wait ends within {@code innodb_lock_wait_timeout} (3 s), then the lookup
+     * fails like any other. MariaDB has no {@code FOR SHARE}; MySQL 8 still reads this.
+     */
+    public static final String AFTER_WRITERS = " LOCK IN SHARE MODE";
+
     private static final Logger LOG = Logger.getLogger(CommitLookup.class);
     private static final long SLOW_FAILURE_SECONDS = 3;
     private static final long RETRY_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -32,8 +42,9 @@ public final class CommitLookup {
     }
 
     /**
-     * Runs {@code lookup} in a new transaction and returns what it found. Throws 503 {@code outcome-unknown} (caused
-     * by {@code failure}) when MySQL cannot tell in time.
+     * Runs {@code lookup} in a new transaction and returns what it found; a lookup reads with
+     * {@link #AFTER_WRITERS}. Throws 503 {@code outcome-unknown} (caused by {@code failure}) when MySQL cannot tell in
+     * time.
      *
      * @param what           what is looked up, for the log
      * @param attemptStarted {@link System#nanoTime()} when the attempt that failed with {@code failure} started

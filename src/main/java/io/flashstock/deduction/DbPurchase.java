@@ -7,9 +7,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import io.flashstock.db.CommitLookup;
 import io.flashstock.db.DbErrors;
@@ -128,7 +130,7 @@ public final class DbPurchase {
             throw failure;
         }
         String purchaseId = decided.purchase().purchaseId();
-        boolean stored = CommitLookup.ask("purchase " + purchaseId, () -> Purchase.findById(purchaseId) != null,
+        boolean stored = CommitLookup.ask("purchase " + purchaseId, () -> Purchase.committed(purchaseId),
                 failure, attemptStarted);
         if (stored) {
             return decided;
@@ -138,13 +140,15 @@ public final class DbPurchase {
 
     /**
      * The answers of a batch ({@link #decideBatch}) whose commit failed on the way: the new orders MySQL has stand,
-     * the others are refused with 503 (nothing changed), or {@code outcome-unknown} when MySQL cannot tell; refusals
-     * and replays stay as they were.
+     * the others are refused with 503 (nothing changed), or {@code outcome-unknown} when MySQL cannot tell. So are the
+     * repeats of a new order's Idempotency-Key inside the batch, which were answered with that order: it stands or
+     * falls with it. Refusals, and replays of orders stored before, stay as they were.
      */
     public static List<Result<PurchaseOutcome>> settleBatch(List<Result<PurchaseOutcome>> decided,
             RuntimeException e, long attemptStarted) {
-        List<String> fresh = decided.stream().map(Result::value)
-                .filter(outcome -> outcome != null && !outcome.replayed()).map(o -> o.order().orderId()).toList();
+        Set<String> fresh = decided.stream().map(Result::value)
+                .filter(outcome -> outcome != null && !outcome.replayed()).map(o -> o.order().orderId())
+                .collect(Collectors.toCollection(LinkedHashSet::new));
         Set<String> stored;
         RuntimeException refusal;
         try {
@@ -156,9 +160,14 @@ public final class DbPurchase {
         }
         Set<String> kept = stored;
         RuntimeException answer = refusal;
-        return decided.stream().map(result -> result.value() == null || result.value().replayed()
-                || kept.contains(result.value().order().orderId()) ? result
-                        : Result.<PurchaseOutcome>refused(answer)).toList();
+        return decided.stream().map(result -> {
+            PurchaseOutcome outcome = result.value();
+            if (outcome == null || !fresh.contains(outcome.order().orderId())
+                    || kept.contains(outcome.order().orderId())) {
+                return result;
+            }
+            return Result.<PurchaseOutcome>refused(answer);
+        }).toList();
     }
 
     /**

@@ -32,7 +32,7 @@ public final class StoredOrders {
             return Set.of();
         }
         Set<String> stored = new HashSet<>(CommitLookup.ask(orderIds.size() + " order(s)",
-                () -> PurchaseOrder.storedAmong(orderIds), failure, attemptStarted));
+                () -> PurchaseOrder.committedAmong(orderIds), failure, attemptStarted));
         LOG.infof("After a database failure (%s): %d of %d order(s) being written had been committed",
                 failure.toString(), stored.size(), orderIds.size());
         return stored;

@@ -128,7 +128,7 @@ public class ItemService {
             if (!committing.get() || !DbErrors.isUnavailable(e)) {
                 throw e; // rolled back before its commit: nothing changed
             }
-            ItemView after = CommitLookup.ask("restock " + restock.id, () -> Restock.exists(restock.id)
+            ItemView after = CommitLookup.ask("restock " + restock.id, () -> Restock.committed(restock.id)
                     ? ItemView.of(find(sku)) : null, e, started);
             if (after == null) {
                 throw new UnavailableException("The inventory database failed; nothing was changed, try again.", e);

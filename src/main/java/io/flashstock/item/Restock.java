@@ -3,6 +3,7 @@ package io.flashstock.item;
 import java.time.Instant;
 import java.util.UUID;
 
+import io.flashstock.db.CommitLookup;
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
@@ -49,7 +50,12 @@ public class Restock extends PanacheEntityBase {
         return find("sku = ?1 and idempotencyKey = ?2", sku, idempotencyKey).firstResult();
     }
 
-    static boolean exists(String id) {
-        return count("id", id) > 0;
+    /**
+     * Whether the restock is in MySQL, once no transaction is writing it any more: the lookup after a commit whose
+     * answer was lost ({@link CommitLookup#AFTER_WRITERS}).
+     */
+    static boolean committed(String id) {
+        return !getEntityManager().createNativeQuery("SELECT id FROM restock WHERE id = :id"
+                + CommitLookup.AFTER_WRITERS, String.class).setParameter("id", id).getResultList().isEmpty();
     }
 }

@@ -245,8 +245,10 @@ public class OrderService {
             if (!committing.get() || !DbErrors.isUnavailable(e)) {
                 throw e; // rolled back before its commit: nothing changed
             }
-            List<OrderView> now = CommitLookup.ask("the " + verb + " of " + id,
-                    () -> movingWith(id, isPurchase).stream().map(OrderView::of).toList(), e, attemptStarted.get());
+            List<OrderView> now = CommitLookup.ask("the " + verb + " of " + id, () -> {
+                PurchaseOrder.awaitWriters(id, isPurchase);
+                return movingWith(id, isPurchase).stream().map(OrderView::of).toList();
+            }, e, attemptStarted.get());
             for (OrderView line : now) {
                 if (line.status() == OrderStatus.RESERVED) {
                     throw new UnavailableException("The inventory database failed; nothing was changed, try again.",

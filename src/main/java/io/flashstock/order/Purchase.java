@@ -2,6 +2,7 @@ package io.flashstock.order;
 
 import java.time.Instant;
 
+import io.flashstock.db.CommitLookup;
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
@@ -16,6 +17,15 @@ import jakarta.persistence.Table;
 @Entity
 @Table(name = "purchase")
 public class Purchase extends PanacheEntityBase {
+
+    /**
+     * Whether the purchase is in MySQL, once no transaction is writing it any more: the lookup after a commit whose
+     * answer was lost ({@link CommitLookup#AFTER_WRITERS}).
+     */
+    public static boolean committed(String id) {
+        return !getEntityManager().createNativeQuery("SELECT id FROM purchase WHERE id = :id"
+                + CommitLookup.AFTER_WRITERS, String.class).setParameter("id", id).getResultList().isEmpty();
+    }
 
     /** The insert the strategies run before a purchase's lines, in the same transaction. */
     public static final String INSERT = "INSERT INTO purchase (id, user_id, line_count, idempotency_key, request_fingerprint,"

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.flashstock.db.CommitLookup;
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
@@ -86,6 +87,26 @@ public class PurchaseOrder extends PanacheEntityBase {
     public static List<String> storedAmong(Collection<String> ids) {
         return getEntityManager().createNativeQuery("SELECT id FROM purchase_order WHERE id IN (:ids)", String.class)
                 .setParameter("ids", ids).getResultList();
+    }
+
+    /**
+     * The ids among {@code ids} of orders in MySQL, once no transaction is writing them any more: the lookup after a
+     * commit whose answer was lost ({@link CommitLookup#AFTER_WRITERS}).
+     */
+    @SuppressWarnings("unchecked")
+    public static List<String> committedAmong(Collection<String> ids) {
+        return getEntityManager().createNativeQuery("SELECT id FROM purchase_order WHERE id IN (:ids)"
+                + CommitLookup.AFTER_WRITERS, String.class).setParameter("ids", ids).getResultList();
+    }
+
+    /**
+     * Waits until no transaction is writing the order {@code id} (or, {@code isPurchase}, the lines of the purchase
+     * {@code id}), so that what is read next is what it committed ({@link CommitLookup#AFTER_WRITERS}).
+     */
+    public static void awaitWriters(String id, boolean isPurchase) {
+        getEntityManager().createNativeQuery("SELECT id FROM purchase_order WHERE "
+                + (isPurchase ? "purchase_id" : "id") + " = :id" + CommitLookup.AFTER_WRITERS, String.class)
+                .setParameter("id", id).getResultList();
     }
 
     /** The orders of the item holding one of {@code keys} as Idempotency-Key: order id by key. */
