@@ -121,10 +121,15 @@ public class RedisLock {
 
     /**
      * Raises the item's fencing counter to at least {@code floor}: after Redis lost the counter it would issue
-     * tokens that MySQL rightly refuses. Returns the counter afterwards.
+     * tokens that MySQL rightly refuses. Returns the counter afterwards. Throws {@link UnavailableException} when
+     * Redis cannot be reached (the caller's transaction rolled back for its stale grant: nothing was changed).
      */
     public long raiseFence(String sku, long floor) {
-        return raiseFenceScript.run(redis, List.of(RedisKeys.fence(sku)), List.of(Long.toString(floor))).toLong();
+        try {
+            return raiseFenceScript.run(redis, List.of(RedisKeys.fence(sku)), List.of(Long.toString(floor))).toLong();
+        } catch (RuntimeException e) {
+            throw new UnavailableException("The lock service cannot be reached; nothing was changed, try again.", e);
+        }
     }
 
     boolean release(Lease lease) {

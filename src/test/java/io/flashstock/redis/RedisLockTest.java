@@ -7,6 +7,7 @@ import static io.flashstock.testsupport.Shop.purchase;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -23,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.deduction.lock.FencedReservation;
+import io.flashstock.error.UnavailableException;
 import io.flashstock.support.Timestamps;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.OwnRedisResource;
@@ -240,6 +242,22 @@ class RedisLockTest {
         assertCounters(sku, 20, 10, 10, 0);
         assertEquals(10, Db.orderCount(sku));
         assertTrue(fenced.accepted(sku) > 5, "fencing went on above the old tokens");
+    }
+
+    /**
+     * Raising the fencing counter after a stale grant fails like any lock call when Redis cannot answer: 503
+     * {@code unavailable} (nothing was changed), never an unmapped error, which a purchase would have answered 500.
+     */
+    @Test
+    void aFenceThatCannotBeRaisedIsUnavailable() {
+        String sku = newSku("raise");
+        OwnRedisResource.server().pause();
+        try {
+            assertThrows(UnavailableException.class, () -> locks.raiseFence(sku, 5));
+        } finally {
+            OwnRedisResource.server().resume();
+        }
+        assertEquals(5, locks.raiseFence(sku, 5));
     }
 
     private boolean claim(String sku, long fence) {
