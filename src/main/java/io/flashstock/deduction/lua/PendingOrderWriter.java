@@ -108,16 +108,27 @@ public class PendingOrderWriter {
     /**
      * Persists a COMMITTED cart: the purchase and every line in one transaction, or nothing. {@code lines} are its
      * lines as pending orders, in sku order (the row-lock order of every cart). Throws when MySQL cannot be reached.
+     *
+     * <p>A refusal (the units, the Idempotency-Key) is checked against the purchase itself before it is answered:
+     * another writer of the same cart (another pod's relay, a drain for a read) may have stored it while this one
+     * waited for the item's row lock, and its commit is what refused this one. That cart stands: PRESENT, never given
+     * back.
      */
     public CartWrite persistCart(Purchase purchase, List<PendingOrder> lines) {
+        CartWrite written;
         try {
-            return retry.inNewTransactions(() -> insertCart(purchase, lines));
+            written = retry.inNewTransactions(() -> insertCart(purchase, lines));
         } catch (RuntimeException e) {
-            if (DbErrors.isSoldOut(e) || e instanceof ItemGone) {
-                return new CartWrite(Outcome.SOLD_OUT, Map.of());
+            if (!DbErrors.isSoldOut(e) && !(e instanceof ItemGone)) {
+                throw e;
             }
-            throw e;
+            written = new CartWrite(Outcome.SOLD_OUT, Map.of());
         }
+        if (written.outcome() != Outcome.INSERTED && written.outcome() != Outcome.PRESENT
+                && purchaseStored(purchase.id)) {
+            return new CartWrite(Outcome.PRESENT, Map.of());
+        }
+        return written;
     }
 
     /** A line's item is no longer in MySQL: the cart cannot be stored. Thrown inside its transaction. */

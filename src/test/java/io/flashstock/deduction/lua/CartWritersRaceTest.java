@@ -1,0 +1,93 @@
+package io.flashstock.deduction.lua;
+
+import static io.flashstock.testsupport.Shop.createItem;
+import static io.flashstock.testsupport.Shop.newSku;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.flashstock.deduction.StrategyProfiles;
+import io.flashstock.deduction.lua.PendingOrderWriter.CartWrite;
+import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
+import io.flashstock.order.Purchase;
+import io.flashstock.testsupport.Db;
+import io.flashstock.testsupport.LocalServersResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two writers of one COMMITTED cart (two pods' relays, or a relay and a drain for a read): the second waits for the
+ * item's row lock while the first commits, and is then refused the units that the first just took. The cart is
+ * stored, so the second must answer PRESENT, never a refusal that gives its lines back in Redis. Before, it answered
+ * SOLD_OUT and the lines' units came back in Redis while MySQL held the purchase.
+ */
+@QuarkusTest
+@TestProfile(StrategyProfiles.RedisLuaWriteBehind.class)
+@WithTestResource(LocalServersResource.class)
+class CartWritersRaceTest {
+
+    @Inject
+    PendingOrderWriter writer;
+
+    @Test
+    void aCartStoredByAnotherWriterMeanwhileIsPresentNotRefused() throws Exception {
+        String sku = newSku("cart-race");
+        createItem(sku, 1, 0);
+        String purchaseId = UUID.randomUUID().toString();
+        String orderId = UUID.randomUUID().toString();
+        Instant created = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        Instant expires = created.plusSeconds(600);
+
+        try (Connection first = Db.connect()) {
+            // The first writer, as insertCart does it: the units, the purchase, its line; not committed yet.
+            first.setAutoCommit(false);
+            update(first, "UPDATE item SET available = available - 1, reserved = reserved + 1, version = version + 1"
+                    + " WHERE sku = ?", sku);
+            update(first, "INSERT INTO purchase (id, user_id, line_count, created_at, expires_at)"
+                    + " VALUES (?, 'racer', 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL 10 MINUTE)", purchaseId);
+            update(first, "INSERT INTO purchase_order (id, sku, user_id, quantity, status, created_at, expires_at,"
+                    + " updated_at, purchase_id) VALUES (?, ?, 'racer', 1, 'RESERVED', UTC_TIMESTAMP(6),"
+                    + " UTC_TIMESTAMP(6) + INTERVAL 10 MINUTE, UTC_TIMESTAMP(6), ?)", orderId, sku, purchaseId);
+
+            // The second writer finds no purchase yet and waits for the item's row lock.
+            Purchase purchase = new Purchase();
+            purchase.id = purchaseId;
+            purchase.userId = "racer";
+            purchase.lines = 1;
+            purchase.createdAt = created;
+            purchase.expiresAt = expires;
+            PendingOrder line = new PendingOrder("1-0", orderId, sku, "racer", 1, null, null, created, expires,
+                    "other-pod", "epoch", purchaseId);
+            CompletableFuture<CartWrite> second = CompletableFuture.supplyAsync(
+                    () -> writer.persistCart(purchase, List.of(line)));
+            Thread.sleep(500);
+            assertFalse(second.isDone(), "the second writer waits for the item's row lock");
+            first.commit();
+
+            assertEquals(Outcome.PRESENT, second.get(10, TimeUnit.SECONDS).outcome());
+        }
+        assertEquals(1, Db.count("SELECT COUNT(*) FROM purchase WHERE id = ?", purchaseId));
+        assertEquals(0L, Db.item(sku).get("available"));
+        assertEquals(1L, Db.item(sku).get("reserved"));
+    }
+
+    private static void update(Connection connection, String sql, String... params) throws Exception {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                statement.setString(i + 1, params[i]);
+            }
+            assertEquals(1, statement.executeUpdate());
+        }
+    }
+}
