@@ -6,6 +6,8 @@
 -- ARGV[1] 'COMMITTED' | 'ABORTED' | 'ABORTED_IF_DUE'   ARGV[2] purchaseId
 -- COMMITTED also: ARGV[3] created (epoch s)   ARGV[4] expires (epoch s)   ARGV[5] fingerprint, '' without a key
 --                 ARGV[6] the lines, ',' between lines: "sku quantity orderId streamEntryId epoch"
+--                 ARGV[7] seconds the record now lives (it must outlast any wait for MySQL: it is what persists the
+--                 cart; the relay brings it back to the Idempotency-Key's TTL once the cart is stored)
 -- Returns {state after the call}: 'COMMITTED' | 'ABORTED' | 'PENDING' (not due yet) | 'MISSING' (no record)
 local state = redis.call('HMGET', KEYS[1], 'state', 'deadline')
 if not state[1] then
@@ -24,6 +26,7 @@ end
 if ARGV[1] == 'COMMITTED' then
   redis.call('HSET', KEYS[1], 'state', 'COMMITTED', 'created', ARGV[3], 'expires', ARGV[4], 'fp', ARGV[5],
     'lines', ARGV[6])
+  redis.call('EXPIRE', KEYS[1], ARGV[7])
   return {'COMMITTED'}
 end
 redis.call('HSET', KEYS[1], 'state', 'ABORTED')

@@ -1,5 +1,6 @@
 package io.flashstock.deduction.lua;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -39,6 +40,8 @@ import org.jboss.logging.Logger;
 public class Carts {
 
     private static final Logger LOG = Logger.getLogger(Carts.class);
+    /** Least lifetime of a COMMITTED decision record not yet in MySQL ({@link #committedTtlSeconds}). */
+    static final Duration COMMITTED_RECORD_TTL = Duration.ofDays(7);
 
     /** A decision record's state; {@code MISSING}: there is none (it expired, or Redis lost it). */
     public enum State {
@@ -99,6 +102,12 @@ public class Carts {
     private final PendingOrderWriter writer;
     private final long decideWithinMillis;
     private final long keyTtlSeconds;
+    /**
+     * How long a COMMITTED record lives until its cart is in MySQL: far beyond any MySQL outage, since an expired
+     * record would make its acknowledged cart be given back (write-behind). Once stored, the record is brought back
+     * to the Idempotency-Key's TTL.
+     */
+    private final long committedTtlSeconds;
 
     Carts(RedisDataSource redis, HotStockScripts scripts, PendingStream stream, PendingOrderWriter writer,
             FlashstockConfig config) {
@@ -108,6 +117,7 @@ public class Carts {
         this.writer = writer;
         this.decideWithinMillis = config.lua().cartDecideWithin().toMillis();
         this.keyTtlSeconds = Math.max(1, config.lua().idempotencyTtl().toSeconds());
+        this.committedTtlSeconds = Math.max(keyTtlSeconds, COMMITTED_RECORD_TTL.toSeconds());
     }
 
     /** Test hook: every cart request from now on dies at {@code point} ({@link Crash#NONE}: none does). */
@@ -136,7 +146,8 @@ public class Carts {
     public State commit(Committed cart) {
         return decide(cart.userId(), cart.purchaseId(), cart.idempotencyKey(), List.of("COMMITTED", cart.purchaseId(),
                 Long.toString(cart.createdAt().getEpochSecond()), Long.toString(cart.expiresAt().getEpochSecond()),
-                orEmpty(cart.fingerprint()), cart.lines().stream().map(Line::encode).collect(Collectors.joining(","))));
+                orEmpty(cart.fingerprint()), cart.lines().stream().map(Line::encode).collect(Collectors.joining(",")),
+                Long.toString(committedTtlSeconds)));
     }
 
     /**
@@ -207,7 +218,17 @@ public class Carts {
                 giveBack(cart.lines());
             }
         }
+        settled(cart);
         return written.outcome();
+    }
+
+    /** The cart is decided for good in MySQL: its record lives as long as its Idempotency-Key again. */
+    private void settled(Committed cart) {
+        try {
+            redis.key().expire(RedisKeys.cart(cart.userId(), cart.purchaseId()), keyTtlSeconds);
+        } catch (RuntimeException e) {
+            LOG.debugf("Record of cart %s keeps its long TTL: %s", cart.purchaseId(), e.toString());
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,32 +15,42 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.flashstock.deduction.CartCommand;
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.deduction.lua.PendingOrderWriter.CartWrite;
 import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
 import io.flashstock.order.Purchase;
+import io.flashstock.redis.RedisKeys;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.LocalServersResource;
+import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
-/**
- * Two writers of one COMMITTED cart (two pods' relays, or a relay and a drain for a read): the second waits for the
- * item's row lock while the first commits, and is then refused the units that the first just took. The cart is
- * stored, so the second must answer PRESENT, never a refusal that gives its lines back in Redis. Before, it answered
- * SOLD_OUT and the lines' units came back in Redis while MySQL held the purchase.
- */
+/** How a COMMITTED cart (redis-lua) reaches MySQL: its decision record, and the writers that persist it. */
 @QuarkusTest
 @TestProfile(StrategyProfiles.RedisLuaWriteBehind.class)
 @WithTestResource(LocalServersResource.class)
-class CartWritersRaceTest {
+class CartPersistenceTest {
 
     @Inject
     PendingOrderWriter writer;
 
+    @Inject
+    Carts carts;
+
+    @Inject
+    RedisDataSource redis;
+
+    /**
+     * Two writers of one COMMITTED cart (two pods' relays, or a relay and a drain for a read): the second waits for
+     * the item's row lock while the first commits, and is then refused the units that the first just took. The cart
+     * is stored, so the second must answer PRESENT, never a refusal that gives its lines back in Redis. Before, it
+     * answered SOLD_OUT and the lines' units came back in Redis while MySQL held the purchase.
+     */
     @Test
     void aCartStoredByAnotherWriterMeanwhileIsPresentNotRefused() throws Exception {
         String sku = newSku("cart-race");
@@ -89,5 +100,32 @@ class CartWritersRaceTest {
             }
             assertEquals(1, statement.executeUpdate());
         }
+    }
+
+    /**
+     * The decision record is what persists a COMMITTED cart: it must outlive any wait for MySQL, not expire with the
+     * cart's Idempotency-Key (24 h by default, shorter if an operator lowers it), or a long outage would give back an
+     * acknowledged cart. Once the cart is stored it lives as long as the key again.
+     */
+    @Test
+    void aCommittedRecordLivesUntilItsCartIsStored() {
+        String sku = newSku("cart-record");
+        createItem(sku, 5, 0);
+        String purchaseId = UUID.randomUUID().toString();
+        String record = RedisKeys.cart("recorder", purchaseId);
+        assertEquals("OK", carts.open(new CartCommand("recorder", List.of(new CartCommand.Line(sku, 1)), null, null),
+                purchaseId).reply());
+        long keyTtl = redis.key().ttl(record);
+        Instant created = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        Carts.Committed cart = new Carts.Committed(purchaseId, "recorder", null, null, created,
+                created.plusSeconds(600), List.of(new Carts.Line(sku, 1, UUID.randomUUID().toString(), "1-0", "e")));
+
+        assertEquals(Carts.State.COMMITTED, carts.commit(cart));
+        assertTrue(redis.key().ttl(record) >= Carts.COMMITTED_RECORD_TTL.toSeconds() - 60,
+                "a COMMITTED record lives " + redis.key().ttl(record) + " s, its key " + keyTtl + " s");
+
+        assertEquals(Outcome.INSERTED, carts.persist(cart));
+        assertTrue(redis.key().ttl(record) <= keyTtl, "stored: back to the key's TTL");
+        assertEquals(1, Db.count("SELECT COUNT(*) FROM purchase WHERE id = ?", purchaseId));
     }
 }
