@@ -176,8 +176,9 @@ public class OrderService {
                 return extendLines(order, until, now);
             }
             if (order.status == OrderStatus.RESERVED && until.isAfter(order.expiresAt)) {
-                PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where id = ?3 and status = ?4", until, now,
-                        orderId, OrderStatus.RESERVED);
+                // Only ever later: a concurrent extend may have moved it further since the read above.
+                PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where id = ?3 and status = ?4 and expiresAt < ?1",
+                        until, now, orderId, OrderStatus.RESERVED);
                 PurchaseOrder.getEntityManager().refresh(order);
             }
             if (order.status != OrderStatus.RESERVED) {
@@ -203,9 +204,11 @@ public class OrderService {
             throw FlashstockException.orderNotReserved(order.id, notReserved, "extended");
         }
         if (until.isAfter(order.expiresAt)) {
-            PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where purchaseId = ?3 and status = ?4", until, now,
-                    order.purchaseId, OrderStatus.RESERVED);
-            Purchase.update("expiresAt = ?1 where id = ?2", until, order.purchaseId);
+            // Only ever later: order was read before the lines were locked, and a concurrent extend may have moved
+            // them further meanwhile.
+            PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where purchaseId = ?3 and status = ?4"
+                    + " and expiresAt < ?1", until, now, order.purchaseId, OrderStatus.RESERVED);
+            Purchase.update("expiresAt = ?1 where id = ?2 and expiresAt < ?1", until, order.purchaseId);
             PurchaseOrder.getEntityManager().refresh(order);
         }
         return OrderView.of(order);
