@@ -1,10 +1,10 @@
 -- redis-lua: mirror a restock (already committed in MySQL) in the hot stock, exactly once per restock event.
 -- KEYS[1] stock hash   KEYS[2] fs:{sku}:event:<eventId> marker (expires after ARGV[3] s)
 -- ARGV[1] quantity   ARGV[2] eventId   ARGV[3] marker TTL (s)   ARGV[4] the item's MySQL version after the restock
--- ARGV[5] the units-back channel (see transition.lua)
+-- ARGV[5] the units-back channel (see transition.lua)   ARGV[6] the pod's hot-stock generation (see transition.lua)
 -- Returns the item's new seq (> 0) when applied; 0 when applied before, or when the hash was built from a MySQL snapshot that has it
 -- (its 'wver' is not older); -1 when the item is cold: keep the event, it is applied after warm-up.
-if redis.call('EXISTS', KEYS[1]) == 0 then
+if redis.call('HGET', KEYS[1], 'gen') ~= ARGV[6] then
   return -1
 end
 if tonumber(ARGV[4]) <= tonumber(redis.call('HGET', KEYS[1], 'wver') or '0') then

@@ -2,10 +2,11 @@
 -- KEYS[1] stock hash
 -- ARGV[1] start (epoch ms, 0: none)   ARGV[2] end (epoch ms, 0: none)   ARGV[3] paused ('1' or '0')
 -- ARGV[4] the item's MySQL version with that window   ARGV[5] the units-back channel (see transition.lua): pods
---         forget what they knew of the item, its state included
+--         forget what they knew of the item, its state included   ARGV[6] the pod's hot-stock generation (see
+--         transition.lua)
 -- Returns the item's new seq (> 0) when set; 0 when the hash has that window or a newer one; -1 when the item is cold
 -- (its next warm-up reads the window from MySQL).
-if redis.call('EXISTS', KEYS[1]) == 0 then
+if redis.call('HGET', KEYS[1], 'gen') ~= ARGV[6] then
   return -1
 end
 if tonumber(ARGV[4]) <= tonumber(redis.call('HGET', KEYS[1], 'salever') or '0') then

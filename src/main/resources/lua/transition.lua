@@ -5,9 +5,10 @@
 -- ARGV[3] the units-back channel: every script that gives units back to available publishes "<stock key> <seq>"
 --         there, so that each pod drops what it cached about the item older than that seq (sold-out answered from
 --         memory, availability reads)
+-- ARGV[4] the hot-stock generation of the pod: a hash of another one is about to be rebuilt from MySQL, and is cold here
 -- Returns the item's new seq (> 0) when units moved, 0 when this move was mirrored already (or the warm-up's MySQL snapshot had it, so
 -- the order is not in the held hash), -1 when the item is cold: keep the event, it is applied after warm-up.
-if redis.call('EXISTS', KEYS[1]) == 0 then
+if redis.call('HGET', KEYS[1], 'gen') ~= ARGV[4] then
   return -1
 end
 local held = redis.call('HGET', KEYS[3], ARGV[1])

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.ActiveStrategy;
@@ -46,17 +47,20 @@ public class HotStockMirror implements StockMirror {
     private final RedisDataSource redis;
     private final HotStockScripts scripts;
     private final HotStock hotStock;
+    private final HotStockWarmer warmer;
     private final OrderRelay relay;
     private final ActiveItems items;
     private final Availability availability;
     private final ActiveStrategy strategy;
     private final FlashstockConfig.Lua settings;
 
-    HotStockMirror(RedisDataSource redis, HotStockScripts scripts, HotStock hotStock, OrderRelay relay,
-            ActiveItems items, Availability availability, ActiveStrategy strategy, FlashstockConfig config) {
+    HotStockMirror(RedisDataSource redis, HotStockScripts scripts, HotStock hotStock, HotStockWarmer warmer,
+            OrderRelay relay, ActiveItems items, Availability availability, ActiveStrategy strategy,
+            FlashstockConfig config) {
         this.redis = redis;
         this.scripts = scripts;
         this.hotStock = hotStock;
+        this.warmer = warmer;
         this.relay = relay;
         this.items = items;
         this.availability = availability;
@@ -109,23 +113,29 @@ public class HotStockMirror implements StockMirror {
         return done.size();
     }
 
+    /**
+     * Applies one event to the item's hot stock of this pod's generation. A hash of another generation counts as
+     * cold (-1: the event is kept): it is about to be rebuilt from a MySQL snapshot that may predate the event, so a
+     * change written into it would be lost with it.
+     */
     private long applyOne(StockEvent event) {
         String sku = event.sku;
+        String generation = Objects.requireNonNullElse(warmer.generation(), "");
         return switch (event.kind) {
             case RESTOCKED -> scripts.restock.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.event(sku, event.id)),
                     List.of(Integer.toString(event.quantity), event.id,
                             Long.toString(Math.max(3600, settings.idempotencyTtl().toSeconds())),
-                            Long.toString(event.itemVersion), RedisKeys.unitsBackChannel())).toLong();
+                            Long.toString(event.itemVersion), RedisKeys.unitsBackChannel(), generation)).toLong();
             case SALE -> {
                 Item item = QuarkusTransaction.requiringNew().call(() -> Item.<Item>findById(sku));
                 yield item == null ? 0 : scripts.sale.run(redis, List.of(RedisKeys.stock(sku)),
                         List.of(SaleFields.millis(item.saleStartsAt), SaleFields.millis(item.saleEndsAt),
                                 SaleFields.flag(item.paused), Long.toString(item.version),
-                                RedisKeys.unitsBackChannel())).toLong();
+                                RedisKeys.unitsBackChannel(), generation)).toLong();
             }
             case CONFIRMED, RETURNED -> scripts.transition.run(redis,
                     List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku)),
-                    List.of(event.orderId, event.kind.name(), RedisKeys.unitsBackChannel())).toLong();
+                    List.of(event.orderId, event.kind.name(), RedisKeys.unitsBackChannel(), generation)).toLong();
         };
     }
 
