@@ -4,9 +4,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.flashstock.db.CommitLookup;
-import io.flashstock.db.DbErrors;
 import io.flashstock.config.FlashstockConfig;
+import io.flashstock.db.CommitLookup;
+import io.flashstock.db.ConflictRetry;
+import io.flashstock.db.DbErrors;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.support.Timestamps;
@@ -21,10 +22,12 @@ public class ItemService {
     private final StockMirror mirror;
     private final Availability availability;
     private final long maxReservationSeconds;
+    private final ConflictRetry retry;
 
-    ItemService(StockMirror mirror, Availability availability, FlashstockConfig config) {
+    ItemService(StockMirror mirror, Availability availability, FlashstockConfig config, ConflictRetry retry) {
         this.mirror = mirror;
         this.availability = availability;
+        this.retry = retry;
         this.maxReservationSeconds = config.reservationCap().toSeconds();
     }
 
@@ -82,17 +85,31 @@ public class ItemService {
 
     /**
      * Replaces the item's sale window; once committed, the mirror (redis-lua) sets it in the hot stock, and every
-     * pod's availability forgets what it knew of the item.
+     * pod's availability forgets what it knew of the item. A conflict on the item's row is retried (bounded, then 503,
+     * nothing changed); a commit whose answer was lost is 503 {@code outcome-unknown}: setting the same window again
+     * is harmless, so the caller repeats the call.
      */
     public ItemView setSale(String sku, SaleWindow window) {
-        Changed set = QuarkusTransaction.requiringNew().call(() -> {
-            Instant now = Timestamps.now();
-            if (Item.setSaleWindow(sku, window, now) == 0) {
-                throw FlashstockException.itemNotFound(sku);
+        AtomicBoolean committing = new AtomicBoolean();
+        Changed set;
+        try {
+            set = retry.inNewTransactions(() -> {
+                committing.set(false);
+                Instant now = Timestamps.now();
+                if (Item.setSaleWindow(sku, window, now) == 0) {
+                    throw FlashstockException.itemNotFound(sku);
+                }
+                Changed changed = new Changed(ItemView.of(find(sku)),
+                        mirror.record(StockEvent.Kind.SALE, sku, null, 0, now), false);
+                committing.set(true); // what follows is its commit
+                return changed;
+            });
+        } catch (RuntimeException e) {
+            if (committing.get() && DbErrors.isUnavailable(e)) {
+                throw FlashstockException.outcomeUnknown(e);
             }
-            return new Changed(ItemView.of(find(sku)), mirror.record(StockEvent.Kind.SALE, sku, null, 0, now),
-                    false);
-        });
+            throw e;
+        }
         if (set.event() != null) {
             mirror.apply(List.of(set.event()));
         }
@@ -116,7 +133,8 @@ public class ItemService {
         long started = System.nanoTime();
         Changed restocked;
         try {
-            restocked = QuarkusTransaction.requiringNew().call(() -> {
+            restocked = retry.inNewTransactions(() -> {
+                committing.set(false);
                 Changed done = addUnits(restock);
                 committing.set(!done.replayed()); // what follows is its commit
                 return done;

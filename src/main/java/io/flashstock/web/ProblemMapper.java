@@ -44,6 +44,7 @@ public class ProblemMapper {
     static final String FAILED = "The request failed; nothing was changed.";
     /** The detail when MySQL cannot be reached (503). */
     static final String DATABASE_UNAVAILABLE = "The inventory database cannot be reached; try again.";
+    static final String DATABASE_BUSY = "The item is busy with other changes; nothing was changed, try again.";
 
     /** The detail of a 401: the same for every way a token can be wrong, so it tells an attacker nothing. */
     static final String UNAUTHENTICATED = "A valid bearer token is required.";
@@ -148,6 +149,11 @@ public class ProblemMapper {
         if (DbErrors.isUnavailable(e)) {
             LOG.warnf("Database unavailable: %s", e.toString());
             return problem(ProblemCode.UNAVAILABLE, DATABASE_UNAVAILABLE, uri);
+        }
+        if (DbErrors.isConflict(e)) {
+            // A lock wait, deadlock or version conflict that no retry took care of: the transaction rolled back.
+            LOG.warnf("Database conflict not retried: %s", e.toString());
+            return problem(ProblemCode.UNAVAILABLE, DATABASE_BUSY, uri);
         }
         LOG.error("Database failure", e);
         return problem(ProblemCode.INTERNAL_ERROR, FAILED, uri);

@@ -53,6 +53,16 @@ class ProblemMapperTest {
     }
 
     @Test
+    void aConflictNoRetryTookCareOfIsUnavailableNotAnError() {
+        Response busy = mapper.database(new PersistenceException(
+                new SQLException("Lock wait timeout exceeded; try restarting transaction", "HY000", 1205)), null);
+        assertEquals(503, busy.getStatus());
+        assertEquals("urn:flashstock:problem:unavailable", body(busy).type());
+        assertEquals("2", busy.getHeaderString("Retry-After"));
+        assertFalse(body(busy).detail().contains("Lock wait"));
+    }
+
+    @Test
     void frameworkStatusesBecomeTheirProblems() {
         assertEquals("urn:flashstock:problem:unsupported-media-type",
                 body(mapper.http(new WebApplicationException(415), null)).type());
