@@ -128,4 +128,27 @@ class CartPersistenceTest {
         assertTrue(redis.key().ttl(record) <= keyTtl, "stored: back to the key's TTL");
         assertEquals(1, Db.count("SELECT COUNT(*) FROM purchase WHERE id = ?", purchaseId));
     }
+
+    /**
+     * A stored cart whose entries cannot be removed from Redis right away (Redis failing after the MySQL commit) is
+     * still the stored cart: the relays settle the entries later. Before, the failure came out of persist, and a
+     * write-through purchase answered 503 outcome-unknown for a cart that was in MySQL.
+     */
+    @Test
+    void aStoredCartIsTheAnswerEvenWhenItsEntriesCannotBeSettledNow() {
+        String sku = newSku("cart-settle");
+        createItem(sku, 5, 0);
+        String purchaseId = UUID.randomUUID().toString();
+        Instant created = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        Carts.Committed cart = new Carts.Committed(purchaseId, "settler", null, null, created,
+                created.plusSeconds(600), List.of(new Carts.Line(sku, 1, UUID.randomUUID().toString(), "1-0", "e")));
+        // The item's stream key holds a string: every stream command on it fails, as on a failing Redis.
+        redis.value(String.class).set(RedisKeys.orders(sku), "not a stream");
+        try {
+            assertEquals(Outcome.INSERTED, carts.persist(cart));
+        } finally {
+            redis.key().del(RedisKeys.orders(sku));
+        }
+        assertEquals(1, Db.count("SELECT COUNT(*) FROM purchase WHERE id = ?", purchaseId));
+    }
 }
