@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -47,19 +47,14 @@ class LostCommitTest {
         createItem(sku, 5, 0);
         String first = buy(sku, "first", 1);
         String landing = UUID.randomUUID().toString();
-        try (Connection writer = Db.connect()) {
-            writer.setAutoCommit(false);
-            try (PreparedStatement insert = writer.prepareStatement("INSERT INTO purchase_order (id, sku, user_id,"
-                    + " quantity, status, created_at, expires_at, updated_at) SELECT ?, sku, 'landing', 1, status,"
-                    + " created_at, expires_at, updated_at FROM purchase_order WHERE id = ?")) {
-                insert.setString(1, landing);
-                insert.setString(2, first);
-                assertEquals(1, insert.executeUpdate());
-            }
+        try (Connection writer = Db.begin()) {
+            assertEquals(1, Db.update(writer, "INSERT INTO purchase_order (id, sku, user_id, quantity, status,"
+                    + " created_at, expires_at, updated_at) SELECT ?, sku, 'landing', 1, status, created_at, expires_at,"
+                    + " updated_at FROM purchase_order WHERE id = ?", landing, first));
             CompletableFuture<Set<String>> lookup = CompletableFuture.supplyAsync(() -> StoredOrders.among(
                     List.of(landing), new IllegalStateException("connection reset"), System.nanoTime()));
-            Thread.sleep(500);
-            assertFalse(lookup.isDone(), "the lookup waits while the order's transaction is open");
+            assertTrue(Db.awaitLockWait(5_000), "the lookup waits for the order's open transaction");
+            assertFalse(lookup.isDone());
             writer.commit();
             assertEquals(Set.of(landing), lookup.get(5, TimeUnit.SECONDS));
         }

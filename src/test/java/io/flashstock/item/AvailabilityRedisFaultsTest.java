@@ -57,11 +57,7 @@ class AvailabilityRedisFaultsTest {
      */
     @Test
     void levelsLearnedWhileNotListeningAreNotAnsweredFromAfterwards() {
-        String sku = newSku("resubscribe");
-        createItem(sku, 1, 0);
-        buy(sku, "first", 1);
-        given().get("/items/" + sku + "/availability").then().statusCode(200);
-        assertTrue(availability.soldOut(sku, 1), "sold out, from memory");
+        String sku = soldOutFromMemory("resubscribe");
 
         // The pod's subscription is cut: nothing is answered from memory until it listens again.
         redis.execute("CLIENT", "KILL", "TYPE", "pubsub");
@@ -113,11 +109,7 @@ class AvailabilityRedisFaultsTest {
      */
     @Test
     void aSubscriptionThatStopsHearingIsReplaced() {
-        String sku = newSku("deaf");
-        createItem(sku, 1, 0);
-        buy(sku, "first", 1);
-        given().get("/items/" + sku + "/availability").then().statusCode(200);
-        assertTrue(availability.soldOut(sku, 1), "sold out, from memory");
+        String sku = soldOutFromMemory("deaf");
         String heartbeats = availability.heartbeatChannel();
         assertEquals(1, subscribers(heartbeats));
 
@@ -131,6 +123,16 @@ class AvailabilityRedisFaultsTest {
         assertEquals(1, subscribers(RedisKeys.unitsBackChannel()), "the deaf subscription is gone");
         assertFalse(availability.soldOut(sku, 1), "nothing learned on the deaf subscription is answered from");
         purchase(sku, "late", 1, null).then().statusCode(409); // learned again, from MySQL
+    }
+
+    /** An item whose one unit is sold, which this pod answers sold-out from memory. */
+    private String soldOutFromMemory(String prefix) {
+        String sku = newSku(prefix);
+        createItem(sku, 1, 0);
+        buy(sku, "first", 1);
+        given().get("/items/" + sku + "/availability").then().statusCode(200);
+        assertTrue(availability.soldOut(sku, 1), "sold out, from memory");
+        return sku;
     }
 
     private long subscribers(String channel) {

@@ -41,23 +41,15 @@ class ExtendRaceTest {
         String sku = newSku("extend-race");
         createItem(sku, 2, 0);
         String orderId = buy(sku, "extender", 1);
-        try (Connection first = Db.connect()) {
+        try (Connection first = Db.begin()) {
             // The first extension has written its later expiry and not committed yet; the second reads the old
             // expiry (its read does not wait) and waits for the row to write its own.
-            first.setAutoCommit(false);
-            try (PreparedStatement extend = first.prepareStatement("UPDATE purchase_order SET expires_at ="
-                    + " UTC_TIMESTAMP(6) + INTERVAL 3600 SECOND, updated_at = UTC_TIMESTAMP(6) WHERE id = ?")) {
-                extend.setString(1, orderId);
-                assertEquals(1, extend.executeUpdate());
-            }
+            assertEquals(1, Db.update(first, "UPDATE purchase_order SET expires_at = UTC_TIMESTAMP(6)"
+                    + " + INTERVAL 3600 SECOND, updated_at = UTC_TIMESTAMP(6) WHERE id = ?", orderId));
             CompletableFuture<Response> second = CompletableFuture.supplyAsync(() -> given()
                     .contentType("application/json").body("{\"seconds\":1800}")
                     .post("/orders/" + orderId + "/extend"));
-            long deadline = System.currentTimeMillis() + 2_500;
-            while (!waitingForALock() && System.currentTimeMillis() < deadline) {
-                Thread.sleep(250);
-            }
-            assertTrue(waitingForALock(), "the second extension waits for the row");
+            assertTrue(Db.awaitLockWait(2_500), "the second extension waits for the row");
             assertFalse(second.isDone());
             first.commit();
 
@@ -68,18 +60,6 @@ class ExtendRaceTest {
             assertEquals(stored.getEpochSecond(), answered.getEpochSecond(), 1, "the answer shows where it is");
             long fromNow = stored.getEpochSecond() - Instant.now().getEpochSecond();
             assertEquals(3600, fromNow, 30, "the later expiry stands: " + stored);
-        }
-    }
-
-    /** Whether a transaction waits for a row lock (the test's: nothing else runs on this item). */
-    private static boolean waitingForALock() {
-        try (Connection c = Db.connect(); PreparedStatement s = c.prepareStatement(
-                "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'");
-                ResultSet rs = s.executeQuery()) {
-            rs.next();
-            return rs.getLong(1) > 0;
-        } catch (java.sql.SQLException e) {
-            throw new IllegalStateException(e);
         }
     }
 

@@ -115,6 +115,48 @@ public final class Db {
         }
     }
 
+    /**
+     * A transaction of the test's own, left open: what it writes holds its row locks until the test commits, as a
+     * writer of the service would while it commits (the other writer's side of a race).
+     */
+    public static Connection begin() {
+        Connection c = connect();
+        try {
+            c.setAutoCommit(false);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return c;
+    }
+
+    /** One statement in {@code transaction} (from {@link #begin()}); returns the rows it changed. */
+    public static int update(Connection transaction, String sql, Object... params) {
+        try (PreparedStatement s = transaction.prepareStatement(sql)) {
+            bind(s, params);
+            return s.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Waits (up to {@code millis}) until some transaction waits for a row lock: the service's side of a race reached
+     * the rows a transaction of {@link #begin()} holds. Polled every 250 ms: polling {@code INNODB_TRX} much faster
+     * kept the waiting statement from showing up at all here.
+     */
+    public static boolean awaitLockWait(long millis) {
+        long deadline = System.currentTimeMillis() + millis;
+        while (true) {
+            if (count("SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'") > 0) {
+                return true;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                return false;
+            }
+            Pause.sleep(250);
+        }
+    }
+
     public static int update(String sql, Object... params) {
         try (Connection c = connect(); PreparedStatement s = c.prepareStatement(sql)) {
             bind(s, params);

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -60,16 +59,16 @@ class CartPersistenceTest {
         Instant created = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         Instant expires = created.plusSeconds(600);
 
-        try (Connection first = Db.connect()) {
+        try (Connection first = Db.begin()) {
             // The first writer, as insertCart does it: the units, the purchase, its line; not committed yet.
-            first.setAutoCommit(false);
-            update(first, "UPDATE item SET available = available - 1, reserved = reserved + 1, version = version + 1"
-                    + " WHERE sku = ?", sku);
-            update(first, "INSERT INTO purchase (id, user_id, line_count, created_at, expires_at)"
-                    + " VALUES (?, 'racer', 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL 10 MINUTE)", purchaseId);
-            update(first, "INSERT INTO purchase_order (id, sku, user_id, quantity, status, created_at, expires_at,"
-                    + " updated_at, purchase_id) VALUES (?, ?, 'racer', 1, 'RESERVED', UTC_TIMESTAMP(6),"
-                    + " UTC_TIMESTAMP(6) + INTERVAL 10 MINUTE, UTC_TIMESTAMP(6), ?)", orderId, sku, purchaseId);
+            assertEquals(1, Db.update(first, "UPDATE item SET available = available - 1, reserved = reserved + 1,"
+                    + " version = version + 1 WHERE sku = ?", sku));
+            assertEquals(1, Db.update(first, "INSERT INTO purchase (id, user_id, line_count, created_at, expires_at)"
+                    + " VALUES (?, 'racer', 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL 10 MINUTE)", purchaseId));
+            assertEquals(1, Db.update(first, "INSERT INTO purchase_order (id, sku, user_id, quantity, status,"
+                    + " created_at, expires_at, updated_at, purchase_id) VALUES (?, ?, 'racer', 1, 'RESERVED',"
+                    + " UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL 10 MINUTE, UTC_TIMESTAMP(6), ?)", orderId, sku,
+                    purchaseId));
 
             // The second writer finds no purchase yet and waits for the item's row lock.
             Purchase purchase = new Purchase();
@@ -82,8 +81,8 @@ class CartPersistenceTest {
                     "other-pod", "epoch", purchaseId);
             CompletableFuture<CartWrite> second = CompletableFuture.supplyAsync(
                     () -> writer.persistCart(purchase, List.of(line)));
-            Thread.sleep(500);
-            assertFalse(second.isDone(), "the second writer waits for the item's row lock");
+            assertTrue(Db.awaitLockWait(5_000), "the second writer waits for the item's row lock");
+            assertFalse(second.isDone());
             first.commit();
 
             assertEquals(Outcome.PRESENT, second.get(10, TimeUnit.SECONDS).outcome());
@@ -91,15 +90,6 @@ class CartPersistenceTest {
         assertEquals(1, Db.count("SELECT COUNT(*) FROM purchase WHERE id = ?", purchaseId));
         assertEquals(0L, Db.item(sku).get("available"));
         assertEquals(1L, Db.item(sku).get("reserved"));
-    }
-
-    private static void update(Connection connection, String sql, String... params) throws Exception {
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            for (int i = 0; i < params.length; i++) {
-                statement.setString(i + 1, params[i]);
-            }
-            assertEquals(1, statement.executeUpdate());
-        }
     }
 
     /**
