@@ -86,6 +86,9 @@ public interface FlashstockConfig {
     /** What each pod remembers of bearer tokens it has verified. */
     Tokens tokens();
 
+    /** The lease that keeps pods of redis-lua and of the MySQL strategies from serving at the same time. */
+    StrategyLease strategyLease();
+
     interface Optimistic {
         /** Attempts per purchase (the first included) before answering 503. */
         @WithDefault("30")
@@ -288,5 +291,15 @@ public interface FlashstockConfig {
          */
         @WithDefault("2s")
         Duration databaseTimeout();
+    }
+
+    interface StrategyLease {
+        /**
+         * How long a pod's lease lives in Redis without renewal (renewed every third of it). A pod that dies without
+         * shutting down keeps pods of the other family (redis-lua versus db-optimistic/redis-lock) waiting this long;
+         * a redis-lua pod that cannot renew stops serving when its own copy of the lease runs out.
+         */
+        @WithDefault("15s")
+        Duration ttl();
     }
 }

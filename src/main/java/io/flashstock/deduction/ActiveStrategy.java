@@ -5,8 +5,12 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.flashstock.config.FlashstockConfig;
+import io.flashstock.redis.StrategyLease;
 import io.quarkus.runtime.Startup;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import org.jboss.logging.Logger;
@@ -23,8 +27,10 @@ public class ActiveStrategy {
     private static final Logger LOG = Logger.getLogger(ActiveStrategy.class);
 
     private final DeductionStrategy strategy;
+    private final StrategyLease lease;
 
-    ActiveStrategy(FlashstockConfig config, @Any Instance<DeductionStrategy> implementations) {
+    ActiveStrategy(FlashstockConfig config, @Any Instance<DeductionStrategy> implementations, StrategyLease lease) {
+        this.lease = lease;
         Map<StrategyName, DeductionStrategy> available = implementations.stream()
                 .collect(Collectors.toMap(DeductionStrategy::name, Function.identity()));
         String configured = config.strategy();
@@ -39,6 +45,15 @@ public class ActiveStrategy {
                             .collect(Collectors.joining(", ")) + ".");
         }
         LOG.infof("Deduction strategy: %s", name.configValue());
+    }
+
+    /**
+     * Takes this pod's strategy lease before anything else starts (the hot stock's warm-up, the jobs): redis-lua
+     * never serves together with a MySQL strategy ({@link StrategyLease}).
+     */
+    void beginLease(@Observes @Priority(100) StartupEvent event) {
+        lease.begin(strategy.name().configValue(),
+                strategy.name() == StrategyName.REDIS_LUA ? StrategyLease.Family.REDIS : StrategyLease.Family.MYSQL);
     }
 
     public DeductionStrategy get() {

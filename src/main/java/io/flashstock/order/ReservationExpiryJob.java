@@ -12,6 +12,7 @@ import io.flashstock.item.Item;
 import io.flashstock.item.StockEvent;
 import io.flashstock.item.Availability;
 import io.flashstock.item.StockMirror;
+import io.flashstock.redis.StrategyLease;
 import io.flashstock.support.Timestamps;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -37,14 +38,16 @@ public class ReservationExpiryJob {
     private final EntityManager em;
     private final StockMirror mirror;
     private final Availability availability;
+    private final StrategyLease lease;
     private final ConflictRetry retry;
     private final FlashstockConfig.Expiry settings;
     private final Counter expired;
     private volatile Instant lastRun;
 
     ReservationExpiryJob(EntityManager em, ConflictRetry retry, FlashstockConfig config, MeterRegistry registry,
-            StockMirror mirror, Availability availability) {
+            StockMirror mirror, Availability availability, StrategyLease lease) {
         this.em = em;
+        this.lease = lease;
         this.mirror = mirror;
         this.availability = availability;
         this.retry = retry;
@@ -57,6 +60,9 @@ public class ReservationExpiryJob {
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = Disabled.class)
     void run() {
         lastRun = Instant.now(); // wall clock for the liveness check, not stored
+        if (!lease.held()) {
+            return; // the strategy serving elsewhere expires reservations; this pod would return units behind its back
+        }
         try {
             expireDue();
         } catch (RuntimeException e) {

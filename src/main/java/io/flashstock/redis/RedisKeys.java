@@ -121,4 +121,12 @@ public final class RedisKeys {
     public static String generation() {
         return "fs:generation";
     }
+
+    /**
+     * The strategy leases ({@code lua/strategy_lease.lua}): one field per serving pod, {@code <family>|<strategy>|<pod>}
+     * → expiry (epoch ms, Redis's clock). Pods of redis-lua and of the MySQL strategies never hold leases at once.
+     */
+    public static String strategyLeases() {
+        return "fs:strategies";
+    }
 }

@@ -34,13 +34,13 @@ class ActiveStrategyTest {
 
     @Test
     void picksTheConfiguredStrategy() {
-        assertEquals(StrategyName.DB_OPTIMISTIC, new ActiveStrategy(config("db-optimistic"), only(DB)).name());
+        assertEquals(StrategyName.DB_OPTIMISTIC, new ActiveStrategy(config("db-optimistic"), only(DB), null).name());
     }
 
     @Test
     void unknownNameStopsStartupWithTheValidNames() {
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> new ActiveStrategy(config("redis-magic"), only(DB)));
+                () -> new ActiveStrategy(config("redis-magic"), only(DB), null));
         assertTrue(e.getMessage().contains("redis-magic"), e.getMessage());
         assertTrue(e.getMessage().contains("db-optimistic, redis-lua, redis-lock"), e.getMessage());
     }
@@ -48,7 +48,7 @@ class ActiveStrategyTest {
     @Test
     void knownButMissingImplementationStopsStartup() {
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> new ActiveStrategy(config("redis-lock"), only()));
+                () -> new ActiveStrategy(config("redis-lock"), only(), null));
         assertTrue(e.getMessage().contains("not implemented"), e.getMessage());
     }
 

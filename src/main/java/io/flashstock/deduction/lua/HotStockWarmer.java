@@ -21,6 +21,7 @@ import io.flashstock.item.Item;
 import io.flashstock.redis.Lease;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.redis.RedisLock;
+import io.flashstock.redis.StrategyLease;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -61,6 +62,7 @@ public class HotStockWarmer {
     private final ActiveItems items;
     private final HotStockScripts scripts;
     private final ActiveStrategy strategy;
+    private final StrategyLease strategyLease;
     private final FlashstockConfig.Lua settings;
     private final Counter cold;
     private final Availability availability;
@@ -70,8 +72,9 @@ public class HotStockWarmer {
     private volatile String generation;
 
     HotStockWarmer(RedisDataSource redis, RedisLock locks, OrderRelay relay, ActiveItems items, IdempotencyKeys keys,
-            HotStockScripts scripts, Availability availability, ActiveStrategy strategy, FlashstockConfig config,
-            MeterRegistry registry) {
+            HotStockScripts scripts, Availability availability, ActiveStrategy strategy, StrategyLease strategyLease,
+            FlashstockConfig config, MeterRegistry registry) {
+        this.strategyLease = strategyLease;
         this.availability = availability;
         this.redis = redis;
         this.keys = keys;
@@ -89,31 +92,14 @@ public class HotStockWarmer {
 
     void onStart(@Observes StartupEvent event) {
         if (!strategy.is(StrategyName.REDIS_LUA)) {
-            invalidate();
-            return;
+            return; // a MySQL strategy's pod drops the generation once it holds its lease (StrategyLease)
         }
+        strategyLease.whenRegained(this::begin);
         try {
             start();
         } catch (RuntimeException e) {
             LOG.warnf("Hot stock not ready yet (readiness stays DOWN, retried every %s): %s",
                     settings.watchInterval(), e.toString());
-        }
-    }
-
-    /**
-     * A pod of another strategy is starting: it will change MySQL behind the hot stock's back (counters, per-user
-     * units, RESERVED orders), so whatever redis-lua left in Redis is stale from now on. Removing the generation makes
-     * redis-lua pods (now, or after a switch back) rebuild each item from MySQL before they use it. Best effort: a pod
-     * that does not use Redis for its strategy still starts when Redis is down.
-     */
-    private void invalidate() {
-        try {
-            if (redis.key().del(RedisKeys.generation()) > 0) {
-                LOG.infof("Strategy %s: the redis-lua hot stock in Redis is stale from now on; redis-lua pods will "
-                        + "rebuild it from MySQL", strategy.name().configValue());
-            }
-        } catch (RuntimeException e) {
-            LOG.debugf("Could not invalidate the hot stock: %s", e.toString());
         }
     }
 
@@ -129,10 +115,20 @@ public class HotStockWarmer {
 
     /** Loads the scripts and takes up Redis's generation (writing one if there is none). Cheap: no item is read. */
     synchronized void start() {
+        requireLease();
+        begin();
+    }
+
+    /**
+     * {@link #start()} without asking the lease: also run by the lease itself when this pod gets it back after pods
+     * of a MySQL strategy served, before its first sale, so that it never sells from a hash of the generation it knew
+     * before (the MySQL pods dropped it; they changed MySQL behind it).
+     */
+    private synchronized void begin() {
         scripts.preloadAll(redis);
         items.retireScript().preload(redis);
         items.refresh();
-        takeUpGeneration();
+        adoptGeneration();
     }
 
     /**
@@ -140,6 +136,11 @@ public class HotStockWarmer {
      * ran), and makes it this pod's. Returns whether it changed from what this pod used.
      */
     synchronized boolean takeUpGeneration() {
+        requireLease();
+        return adoptGeneration();
+    }
+
+    private boolean adoptGeneration() {
         String current = redis.value(String.class).get(RedisKeys.generation());
         if (current == null) {
             redis.value(String.class).setnx(RedisKeys.generation(), UUID.randomUUID().toString());
@@ -158,6 +159,16 @@ public class HotStockWarmer {
         }
         generation = current;
         return true;
+    }
+
+    /**
+     * A generation is taken up, or written, only while this pod holds its strategy lease: while pods of a MySQL
+     * strategy serve, a new generation would let redis-lua sell from a hot stock that MySQL no longer matches.
+     */
+    private void requireLease() {
+        if (!strategyLease.held()) {
+            throw new UnavailableException("The hot stock is not in use here now: " + strategyLease.waitingFor());
+        }
     }
 
     /**

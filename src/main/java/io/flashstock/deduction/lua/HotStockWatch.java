@@ -8,6 +8,7 @@ import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.ActiveStrategy;
 import io.flashstock.deduction.StrategyName;
 import io.flashstock.redis.RedisKeys;
+import io.flashstock.redis.StrategyLease;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -117,18 +118,23 @@ public class HotStockWatch {
         }
     }
 
-    /** Skips the scheduled watch where the strategy is not redis-lua. */
+    /**
+     * Skips the scheduled watch where the strategy is not redis-lua, and while this pod does not hold its strategy
+     * lease (pods of a MySQL strategy serve: the hot stock is not this pod's to warm or correct).
+     */
     @Singleton
     public static class Inactive implements Scheduled.SkipPredicate {
         private final ActiveStrategy strategy;
+        private final StrategyLease lease;
 
-        Inactive(ActiveStrategy strategy) {
+        Inactive(ActiveStrategy strategy, StrategyLease lease) {
             this.strategy = strategy;
+            this.lease = lease;
         }
 
         @Override
         public boolean test(ScheduledExecution execution) {
-            return !strategy.is(StrategyName.REDIS_LUA);
+            return !strategy.is(StrategyName.REDIS_LUA) || !lease.held();
         }
     }
 }
