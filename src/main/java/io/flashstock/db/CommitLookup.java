@@ -1,11 +1,14 @@
 package io.flashstock.db;
 
+import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.flashstock.error.FlashstockException;
 import io.flashstock.support.Backoff;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import jakarta.persistence.EntityManager;
 import org.jboss.logging.Logger;
 
 /**
@@ -31,7 +34,7 @@ public final class CommitLookup {
      * change that lands a moment later. The wait ends within {@code innodb_lock_wait_timeout} (3 s), then the lookup
      * fails like any other. MariaDB has no {@code FOR SHARE}; MySQL 8 still reads this.
      */
-    public static final String AFTER_WRITERS = " LOCK IN SHARE MODE";
+    private static final String AFTER_WRITERS = " LOCK IN SHARE MODE";
 
     private static final Logger LOG = Logger.getLogger(CommitLookup.class);
     private static final long SLOW_FAILURE_SECONDS = 3;
@@ -42,8 +45,19 @@ public final class CommitLookup {
     }
 
     /**
+     * The values among {@code values} of {@code table}'s {@code column} that MySQL holds, once no transaction is writing
+     * those rows any more ({@link #AFTER_WRITERS}): what a lookup after a lost commit answer reads, in the caller's
+     * transaction. {@code table} and {@code column} are the caller's constants, never input.
+     */
+    @SuppressWarnings("unchecked")
+    public static List<String> committed(EntityManager em, String table, String column, Collection<String> values) {
+        return em.createNativeQuery("SELECT " + column + " FROM " + table + " WHERE " + column + " IN (:values)"
+                + AFTER_WRITERS, String.class).setParameter("values", values).getResultList();
+    }
+
+    /**
      * Runs {@code lookup} in a new transaction and returns what it found; a lookup reads with
-     * {@link #AFTER_WRITERS}. Throws 503 {@code outcome-unknown} (caused by {@code failure}) when MySQL cannot tell in
+     * {@link #committed}. Throws 503 {@code outcome-unknown} (caused by {@code failure}) when MySQL cannot tell in
      * time.
      *
      * @param what           what is looked up, for the log

@@ -1,6 +1,7 @@
 package io.flashstock.item;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 
 import io.flashstock.db.CommitLookup;
@@ -52,10 +53,9 @@ public class Restock extends PanacheEntityBase {
 
     /**
      * Whether the restock is in MySQL, once no transaction is writing it any more: the lookup after a commit whose
-     * answer was lost ({@link CommitLookup#AFTER_WRITERS}).
+     * answer was lost ({@link CommitLookup#committed}).
      */
     static boolean committed(String id) {
-        return !getEntityManager().createNativeQuery("SELECT id FROM restock WHERE id = :id"
-                + CommitLookup.AFTER_WRITERS, String.class).setParameter("id", id).getResultList().isEmpty();
+        return !CommitLookup.committed(getEntityManager(), "restock", "id", List.of(id)).isEmpty();
     }
 }

@@ -1,6 +1,7 @@
 package io.flashstock.order;
 
 import java.time.Instant;
+import java.util.List;
 
 import io.flashstock.db.CommitLookup;
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
@@ -20,11 +21,10 @@ public class Purchase extends PanacheEntityBase {
 
     /**
      * Whether the purchase is in MySQL, once no transaction is writing it any more: the lookup after a commit whose
-     * answer was lost ({@link CommitLookup#AFTER_WRITERS}).
+     * answer was lost ({@link CommitLookup#committed}).
      */
     public static boolean committed(String id) {
-        return !getEntityManager().createNativeQuery("SELECT id FROM purchase WHERE id = :id"
-                + CommitLookup.AFTER_WRITERS, String.class).setParameter("id", id).getResultList().isEmpty();
+        return !CommitLookup.committed(getEntityManager(), "purchase", "id", List.of(id)).isEmpty();
     }
 
     /** The insert the strategies run before a purchase's lines, in the same transaction. */

@@ -91,22 +91,18 @@ public class PurchaseOrder extends PanacheEntityBase {
 
     /**
      * The ids among {@code ids} of orders in MySQL, once no transaction is writing them any more: the lookup after a
-     * commit whose answer was lost ({@link CommitLookup#AFTER_WRITERS}).
+     * commit whose answer was lost ({@link CommitLookup#committed}).
      */
-    @SuppressWarnings("unchecked")
     public static List<String> committedAmong(Collection<String> ids) {
-        return getEntityManager().createNativeQuery("SELECT id FROM purchase_order WHERE id IN (:ids)"
-                + CommitLookup.AFTER_WRITERS, String.class).setParameter("ids", ids).getResultList();
+        return CommitLookup.committed(getEntityManager(), "purchase_order", "id", ids);
     }
 
     /**
      * Waits until no transaction is writing the order {@code id} (or, {@code isPurchase}, the lines of the purchase
-     * {@code id}), so that what is read next is what it committed ({@link CommitLookup#AFTER_WRITERS}).
+     * {@code id}), so that what is read next is what it committed ({@link CommitLookup#committed}).
      */
     public static void awaitWriters(String id, boolean isPurchase) {
-        getEntityManager().createNativeQuery("SELECT id FROM purchase_order WHERE "
-                + (isPurchase ? "purchase_id" : "id") + " = :id" + CommitLookup.AFTER_WRITERS, String.class)
-                .setParameter("id", id).getResultList();
+        CommitLookup.committed(getEntityManager(), "purchase_order", isPurchase ? "purchase_id" : "id", List.of(id));
     }
 
     /** The orders of the item holding one of {@code keys} as Idempotency-Key: order id by key. */
