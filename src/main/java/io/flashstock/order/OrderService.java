@@ -2,11 +2,13 @@ package io.flashstock.order;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 
 import io.flashstock.config.FlashstockConfig;
@@ -154,7 +156,8 @@ public class OrderService {
      * capped at its creation + {@code reservation-max-ttl}; it is never shortened, so repeating the call (after a lost
      * answer, say) changes nothing more. One conditional update on a RESERVED row: the expiry job, which claims due
      * rows with {@code FOR UPDATE SKIP LOCKED}, either expired the order first (409 {@code order-not-reserved}) or
-     * finds it no longer due. An order of someone other than {@code owner} (when present) is 404.
+     * finds it no longer due. An order of someone other than {@code owner} (when present) is 404. A commit whose answer
+     * was lost is looked up before answering, as for confirm and cancel.
      */
     public OrderView extend(String orderId, int seconds, Optional<String> owner) {
         if (seconds > maxTtl.toSeconds()) {
@@ -166,26 +169,59 @@ public class OrderService {
         } else {
             persistIfPending(orderId);
         }
-        return retry.inNewTransactions(() -> {
-            PurchaseOrder order = find(orderId);
-            Instant now = Timestamps.now();
-            Instant latest = order.createdAt.plus(maxTtl);
-            Instant wanted = now.plusSeconds(seconds);
-            Instant until = wanted.isAfter(latest) ? latest : wanted;
-            if (order.purchaseId != null) {
-                return extendLines(order, until, now);
+        AtomicBoolean committing = new AtomicBoolean();
+        AtomicLong attemptStarted = new AtomicLong();
+        AtomicReference<Instant> wanted = new AtomicReference<>();
+        try {
+            return retry.inNewTransactions(() -> {
+                attemptStarted.set(System.nanoTime());
+                committing.set(false);
+                PurchaseOrder order = find(orderId);
+                Instant now = Timestamps.now();
+                Instant latest = order.createdAt.plus(maxTtl);
+                Instant asked = now.plusSeconds(seconds);
+                Instant until = asked.isAfter(latest) ? latest : asked;
+                wanted.set(until);
+                if (order.purchaseId != null) {
+                    return extendLines(order, until, now, committing);
+                }
+                if (order.status == OrderStatus.RESERVED && until.isAfter(order.expiresAt)) {
+                    committing.set(true);
+                    // Only ever later: a concurrent extend may have moved it further since the read above.
+                    PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where id = ?3 and status = ?4"
+                            + " and expiresAt < ?1", until, now, orderId, OrderStatus.RESERVED);
+                    PurchaseOrder.getEntityManager().refresh(order);
+                }
+                if (order.status != OrderStatus.RESERVED) {
+                    throw FlashstockException.orderNotReserved(orderId, order.status, "extended");
+                }
+                return OrderView.of(order);
+            });
+        } catch (RuntimeException e) {
+            if (!committing.get() || !DbErrors.isUnavailable(e)) {
+                throw e; // rolled back before its commit: nothing changed
             }
-            if (order.status == OrderStatus.RESERVED && until.isAfter(order.expiresAt)) {
-                // Only ever later: a concurrent extend may have moved it further since the read above.
-                PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where id = ?3 and status = ?4 and expiresAt < ?1",
-                        until, now, orderId, OrderStatus.RESERVED);
-                PurchaseOrder.getEntityManager().refresh(order);
-            }
-            if (order.status != OrderStatus.RESERVED) {
-                throw FlashstockException.orderNotReserved(orderId, order.status, "extended");
-            }
-            return OrderView.of(order);
-        });
+            return extended(orderId, wanted.get(), e, attemptStarted.get());
+        }
+    }
+
+    /**
+     * The answer to an extension whose commit answer was lost ({@link CommitLookup}): the order as it is if its expiry
+     * is now at least {@code until} (this extension, or a longer one, committed), 409 if it is no longer RESERVED, and
+     * 503 {@code unavailable} (nothing changed) if it still expires earlier.
+     */
+    private static OrderView extended(String orderId, Instant until, RuntimeException failure, long attemptStarted) {
+        OrderView order = CommitLookup.ask("the extension of " + orderId, () -> {
+            PurchaseOrder.awaitWriters(orderId, false); // the lines of a purchase commit with this one
+            return OrderView.of(find(orderId));
+        }, failure, attemptStarted);
+        if (order.status() != OrderStatus.RESERVED) {
+            throw FlashstockException.orderNotReserved(orderId, order.status(), "extended");
+        }
+        if (order.expiresAt().isBefore(until.truncatedTo(ChronoUnit.MICROS))) {
+            throw new UnavailableException("The inventory database failed; nothing was changed, try again.", failure);
+        }
+        return order;
     }
 
     /**
@@ -193,7 +229,7 @@ public class OrderService {
      * ({@code FOR UPDATE}, which the expiry job's {@code SKIP LOCKED} claim steps around), so either the job expired
      * one of them before (409, nothing extended) or it finds none of them due.
      */
-    private static OrderView extendLines(PurchaseOrder order, Instant until, Instant now) {
+    private static OrderView extendLines(PurchaseOrder order, Instant until, Instant now, AtomicBoolean committing) {
         @SuppressWarnings("unchecked")
         List<String> statuses = PurchaseOrder.getEntityManager()
                 .createNativeQuery("SELECT status FROM purchase_order WHERE purchase_id = ?1 ORDER BY sku FOR UPDATE")
@@ -204,6 +240,7 @@ public class OrderService {
             throw FlashstockException.orderNotReserved(order.id, notReserved, "extended");
         }
         if (until.isAfter(order.expiresAt)) {
+            committing.set(true);
             // Only ever later: order was read before the lines were locked, and a concurrent extend may have moved
             // them further meanwhile.
             PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where purchaseId = ?3 and status = ?4"

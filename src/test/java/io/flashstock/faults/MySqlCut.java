@@ -65,10 +65,11 @@ abstract class MySqlCut {
     }
 
     /**
-     * A cut while orders are confirmed and cancelled and the item is restocked (with Idempotency-Keys): a 200 means
-     * the change happened once, a 503 {@code unavailable} that it did not, and an {@code outcome-unknown} is settled
-     * by repeating the request (the same Idempotency-Key for a restock). Before, a confirm or restock whose commit
-     * answer was lost got 503 "try again", and a retried restock added its units twice.
+     * A cut while orders are confirmed, cancelled and extended and the item is restocked (with Idempotency-Keys): a 200
+     * means the change happened once, a 503 {@code unavailable} that it did not, and an {@code outcome-unknown} is
+     * settled by repeating the request (the same Idempotency-Key for a restock). Before, a confirm or restock whose
+     * commit answer was lost got 503 "try again", and a retried restock added its units twice; an extension whose
+     * commit answer was lost got 503 "nothing was changed" though its order had been extended.
      */
     @Test
     void aCutDuringConfirmsCancelsAndRestocksLeavesOnlyDefiniteAnswers() throws Exception {
@@ -85,7 +86,7 @@ abstract class MySqlCut {
         }
         List<HttpRequest> calls = new ArrayList<>();
         for (int i = 0; i < orders; i++) {
-            calls.add(move(ids.get(i), i % 2 == 0 ? "confirm" : "cancel"));
+            calls.add(i % 3 == 2 ? extend(ids.get(i)) : move(ids.get(i), i % 3 == 0 ? "confirm" : "cancel"));
             if (i % 2 == 0) {
                 calls.add(restock(sku, i));
             }
@@ -103,6 +104,8 @@ abstract class MySqlCut {
 
         Map<Integer, Long> statuses = byStatus(replies);
         Set<String> moved = new HashSet<>();
+        Set<String> extended = new HashSet<>();
+        Set<String> notExtended = new HashSet<>();
         int restocked = 0;
         for (int i = 0; i < calls.size(); i++) {
             HttpRequest call = calls.get(i);
@@ -114,6 +117,8 @@ abstract class MySqlCut {
             boolean done = reply.status() == 200;
             if (call.uri().getPath().endsWith("/restock")) {
                 restocked += done ? 1 : 0;
+            } else if (call.uri().getPath().endsWith("/extend")) {
+                (done ? extended : notExtended).add(call.uri().getPath().split("/")[2]);
             } else {
                 if (done) {
                     moved.add(call.uri().getPath().split("/")[2]);
@@ -122,7 +127,14 @@ abstract class MySqlCut {
         }
         for (String id : ids) {
             String status = statusOf(id);
-            if (moved.contains(id)) {
+            if (extended.contains(id) || notExtended.contains(id)) {
+                assertEquals("RESERVED", status, id + " was only extended");
+                long later = Db.count("SELECT COUNT(*) FROM purchase_order WHERE id = ?"
+                        + " AND expires_at > created_at + INTERVAL 30 MINUTE", id);
+                assertEquals(extended.contains(id) ? 1 : 0, later, id + (extended.contains(id)
+                        ? " answered 200 but was not extended" : " answered 503 unavailable but was extended: ")
+                        + statuses);
+            } else if (moved.contains(id)) {
                 assertTrue(!"RESERVED".equals(status), id + " answered 200 but is " + status);
             } else {
                 assertEquals("RESERVED", status, id + " answered 503 unavailable but changed: " + statuses);
@@ -136,7 +148,7 @@ abstract class MySqlCut {
         assertEquals(reserved, row.get("reserved"), "reserved counter == RESERVED orders: " + row);
         assertEquals(sold, row.get("sold"), "sold counter == CONFIRMED orders: " + row);
         assertEquals(row.get("stock") - reserved - sold, row.get("available"), "available: " + row);
-        System.out.printf("[fault] %s MySQL cut during confirm/cancel/restock: %s%n", getClass().getSimpleName(),
+        System.out.printf("[fault] %s MySQL cut during confirm/cancel/extend/restock: %s%n", getClass().getSimpleName(),
                 statuses);
         if (keepsHotStock()) {
             FaultySale.awaitHotStockAgrees(sku, () -> FaultySale.counters(redis.hash(String.class)
@@ -147,6 +159,11 @@ abstract class MySqlCut {
     private static HttpRequest move(String orderId, String verb) {
         return HttpRequest.newBuilder(Http.uri("/orders/" + orderId + "/" + verb)).timeout(Duration.ofSeconds(30))
                 .header("Authorization", Tokens.staff()).POST(HttpRequest.BodyPublishers.noBody()).build();
+    }
+
+    private static HttpRequest extend(String orderId) {
+        return Http.post("/orders/" + orderId + "/extend", "{\"seconds\":3600}").timeout(Duration.ofSeconds(30))
+                .build();
     }
 
     private static HttpRequest restock(String sku, int i) {
