@@ -2,9 +2,13 @@ package io.flashstock.order;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.db.ConflictRetry;
@@ -104,11 +108,11 @@ public class ReservationExpiryJob {
     private Batch expireOneBatch() {
         Instant now = Timestamps.now();
         @SuppressWarnings("unchecked")
-        List<Object[]> due = em.createNativeQuery("SELECT id, sku, quantity FROM purchase_order"
-                + " WHERE status = 'RESERVED' AND expires_at <= UTC_TIMESTAMP(6)"
+        List<Object[]> due = wholePurchases(em.createNativeQuery("SELECT id, sku, quantity, purchase_id"
+                + " FROM purchase_order WHERE status = 'RESERVED' AND expires_at <= UTC_TIMESTAMP(6)"
                 + " ORDER BY expires_at LIMIT ?1 FOR UPDATE SKIP LOCKED")
                 .setParameter(1, settings.batchSize())
-                .getResultList();
+                .getResultList());
         if (due.isEmpty()) {
             return new Batch(0, List.of(), Map.of());
         }
@@ -145,6 +149,40 @@ public class ReservationExpiryJob {
         }
         expired.increment(ids.size());
         return new Batch(ids.size(), events, returnedAt);
+    }
+
+    /**
+     * The claimed rows, with the lines of a multi-item purchase expiring together: a purchase whose every RESERVED line
+     * this transaction could claim as due has all of them expired in this batch (also lines past the batch's LIMIT);
+     * one with a line held by another transaction (a confirm or cancel of the purchase under way, another pod's batch)
+     * or not due is left for a later run. Otherwise a confirm that had moved one line would meet the other one expired,
+     * and a cancel would answer with lines CANCELLED and EXPIRED.
+     */
+    @SuppressWarnings("unchecked")
+    private List<Object[]> wholePurchases(List<Object[]> claimed) {
+        Set<String> purchases = claimed.stream().map(row -> (String) row[3]).filter(Objects::nonNull)
+                .collect(Collectors.toSet());
+        if (purchases.isEmpty()) {
+            return claimed;
+        }
+        List<Object[]> lines = em.createNativeQuery("SELECT id, sku, quantity, purchase_id FROM purchase_order"
+                + " WHERE purchase_id IN (:purchases) AND status = 'RESERVED' AND expires_at <= UTC_TIMESTAMP(6)"
+                + " FOR UPDATE SKIP LOCKED").setParameter("purchases", purchases).getResultList();
+        Map<String, Long> reserved = new HashMap<>();
+        for (Object[] row : (List<Object[]>) em.createNativeQuery("SELECT purchase_id, COUNT(*) FROM purchase_order"
+                + " WHERE purchase_id IN (:purchases) AND status = 'RESERVED' GROUP BY purchase_id")
+                .setParameter("purchases", purchases).getResultList()) {
+            reserved.put((String) row[0], ((Number) row[1]).longValue());
+        }
+        Map<String, List<Object[]>> linesByPurchase = lines.stream()
+                .collect(Collectors.groupingBy(row -> (String) row[3]));
+        List<Object[]> whole = new ArrayList<>(claimed.stream().filter(row -> row[3] == null).toList());
+        linesByPurchase.forEach((purchase, its) -> {
+            if (its.size() == reserved.getOrDefault(purchase, -1L)) {
+                whole.addAll(its);
+            }
+        });
+        return whole;
     }
 
     /** Lets operators switch the job off in a pod with {@code flashstock.expiry.enabled=false}. */

@@ -1,11 +1,13 @@
 package io.flashstock.order;
 
+import static io.flashstock.testsupport.Api.given;
 import static io.flashstock.testsupport.Shop.assertCounters;
 import static io.flashstock.testsupport.Shop.buy;
 import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -65,5 +67,40 @@ class ReservationExpiryJobTest {
         assertCounters(sku, 60, 60, 0, 0);
         assertEquals(0, job.expireDue(), "nothing left to expire");
         assertCounters(sku, 60, 60, 0, 0);
+    }
+
+    /**
+     * The lines of a multi-item purchase expire together: while another transaction holds one of them (a confirm or
+     * cancel of the purchase under way), the job leaves the whole purchase for a later run. Before, it expired the
+     * other line, and a cancel then answered with one line CANCELLED and one EXPIRED.
+     */
+    @Test
+    void aPurchaseExpiresWholeOrNotAtAll() throws Exception {
+        String first = newSku("expiry-cart-a");
+        String second = newSku("expiry-cart-b");
+        createItem(first, 5, 0);
+        createItem(second, 5, 0);
+        String purchaseId = given().contentType("application/json").body("{\"userId\":\"cart\",\"lines\":["
+                + "{\"sku\":\"" + first + "\",\"quantity\":1},{\"sku\":\"" + second + "\",\"quantity\":2}]}")
+                .post("/purchases").then().statusCode(201).extract().path("purchaseId");
+        String makeDue = "UPDATE purchase_order SET expires_at = UTC_TIMESTAMP(6) - INTERVAL 1 SECOND"
+                + " WHERE purchase_id = ?";
+        try (Connection confirm = Db.begin()) {
+            // A confirm of the purchase has moved its first line and not committed yet; the second line falls due.
+            assertEquals(1, Db.update(confirm, "UPDATE purchase_order SET status = 'CONFIRMED'"
+                    + " WHERE purchase_id = ? AND sku = ?", purchaseId, first));
+            assertEquals(1, Db.update(makeDue + " AND sku = ?", purchaseId, second));
+            job.expireDue();
+            assertEquals(1, Db.count("SELECT COUNT(*) FROM purchase_order WHERE purchase_id = ? AND sku = ?"
+                    + " AND status = 'RESERVED'", purchaseId, second), "no line of a purchase whose other line is held");
+            confirm.rollback();
+        }
+
+        Db.update(makeDue, purchaseId);
+        job.expireDue(); // whatever the scheduled run had claimed is committed by the time this returns
+        assertEquals(2, Db.count("SELECT COUNT(*) FROM purchase_order WHERE purchase_id = ? AND status = 'EXPIRED'",
+                purchaseId));
+        assertCounters(first, 5, 5, 0, 0);
+        assertCounters(second, 5, 5, 0, 0);
     }
 }
