@@ -6,6 +6,8 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.flashstock.config.FlashstockConfig;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -75,9 +77,13 @@ public class StrategyLease {
     /** The pending orders last reported by {@link #waitForPendingOrders()}, so that each count is logged once. */
     private long pendingLogged;
 
-    StrategyLease(RedisDataSource redis, FlashstockConfig config) {
+    StrategyLease(RedisDataSource redis, FlashstockConfig config, MeterRegistry registry) {
         this.redis = redis;
         this.ttl = config.strategyLease().ttl();
+        Gauge.builder("flashstock.strategy.lease.held", this, lease -> lease.held() ? 1 : 0)
+                .description("1 while this pod holds its strategy lease and serves; 0 while it waits for pods of the "
+                        + "other strategy family (or for Redis)")
+                .register(registry);
     }
 
     /** Starts this pod's lease for {@code strategy} of {@code family}: tries at once, then keeps at it. */
@@ -208,6 +214,9 @@ public class StrategyLease {
         }
         if (pending == 0) {
             return false;
+        }
+        if (unconfirmed) {
+            dropHotStock(); // this pod changed MySQL while it could not tell the hot stock
         }
         if (pending != pendingLogged) {
             pendingLogged = pending;

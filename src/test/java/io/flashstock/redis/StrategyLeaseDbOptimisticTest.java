@@ -7,6 +7,7 @@ import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
 import static io.flashstock.testsupport.Shop.purchase;
 import static org.hamcrest.Matchers.endsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +15,7 @@ import java.util.Map;
 
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.testsupport.OwnRedisResource;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -44,6 +46,9 @@ class StrategyLeaseDbOptimisticTest {
     @Inject
     RedisDataSource redis;
 
+    @Inject
+    MeterRegistry meters;
+
     /**
      * A rolling update from redis-lua to db-optimistic: the new pod changes no stock while the old ones serve (reads
      * are served), and once they are gone it drops the generation they sold under. Before, both sold at once.
@@ -56,6 +61,7 @@ class StrategyLeaseDbOptimisticTest {
         OtherLease other = OtherLease.of(redis, "redis", "redis-lua").hold();
         lease.renewOrClaim();
         assertFalse(lease.held());
+        assertEquals(0, meters.get("flashstock.strategy.lease.held").gauge().value());
         purchase(sku, "buyer", 1, null).then().statusCode(503).contentType("application/problem+json")
                 .body("type", endsWith("unavailable"));
         given().contentType("application/json").body("{\"quantity\":5}").post("/items/" + sku + "/restock")
@@ -68,6 +74,7 @@ class StrategyLeaseDbOptimisticTest {
         other.release();
         lease.renewOrClaim();
         assertTrue(lease.held());
+        assertEquals(1, meters.get("flashstock.strategy.lease.held").gauge().value());
         assertFalse(redis.key().exists(RedisKeys.generation()), "redis-lua pods started later rebuild from MySQL");
         OtherLease.readiness(200);
         buy(sku, "buyer", 1);
