@@ -182,9 +182,6 @@ public class StrategyLease {
     }
 
     private void stopServing(String holder) {
-        if (unconfirmed) {
-            dropHotStock(); // this pod changed MySQL while it could not tell the hot stock
-        }
         String[] parts = holder.split("\\|");
         String other = parts.length > 1 ? parts[1] : holder;
         String reason = "pods of strategy " + other + " are serving; this pod serves once they are gone (scale them "
@@ -195,10 +192,7 @@ public class StrategyLease {
         } else if (!(toldToWait && reason.equals(waitingFor))) {
             LOG.infof("Waiting for pods of strategy %s to end before serving", other);
         }
-        waitingFor = reason;
-        toldToWait = true;
-        held = false;
-        unconfirmed = false;
+        waitFor(reason);
     }
 
     /** MySQL family: whether write-behind orders are pending in Redis (then this pod waits, and says why). */
@@ -215,20 +209,28 @@ public class StrategyLease {
         if (pending == 0) {
             return false;
         }
-        if (unconfirmed) {
-            dropHotStock(); // this pod changed MySQL while it could not tell the hot stock
-        }
         if (pending != pendingLogged) {
             pendingLogged = pending;
             LOG.warnf("%d order(s) of %d item(s) acknowledged by redis-lua are still pending in Redis; this pod "
                     + "serves once a redis-lua pod has persisted them", pending, items);
         }
-        waitingFor = pending + " order(s) of " + items + " item(s) acknowledged by redis-lua are still pending in "
-                + "Redis: run a redis-lua pod until they are persisted (flashstock_relay_pending 0)";
+        waitFor(pending + " order(s) of " + items + " item(s) acknowledged by redis-lua are still pending in "
+                + "Redis: run a redis-lua pod until they are persisted (flashstock_relay_pending 0)");
+        return true;
+    }
+
+    /**
+     * Redis told this pod to wait, for {@code reason}: it stops serving. A MySQL-strategy pod that served while Redis
+     * did not answer changed MySQL behind the hot stock meanwhile, so it drops the generation first.
+     */
+    private void waitFor(String reason) {
+        if (unconfirmed) {
+            dropHotStock();
+        }
+        waitingFor = reason;
         toldToWait = true;
         held = false;
         unconfirmed = false;
-        return true;
     }
 
     /** Removes the hot-stock generation: redis-lua pods started later rebuild each item from MySQL. */
