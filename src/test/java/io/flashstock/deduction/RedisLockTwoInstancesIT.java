@@ -1,17 +1,20 @@
 package io.flashstock.deduction;
 
 import io.flashstock.testsupport.Instances;
+import io.flashstock.testsupport.Lane;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The contract suite against two packaged instances on one MySQL and one Redis, strategy {@code redis-lock}: every other request goes to
  * the second instance ({@link Instances}), so concurrent buyers, limits, replays, confirms and cancels are split
  * between two pods, and the exact counts must still hold.
  */
+@Tag(Lane.FULL_TAG)
 @QuarkusIntegrationTest
-class RedisLockTwoInstancesIT extends RedisLockStrategyIT {
+class RedisLockTwoInstancesIT extends RedisLockStrategyTest {
 
     @BeforeAll
     static void startSecondInstance() {

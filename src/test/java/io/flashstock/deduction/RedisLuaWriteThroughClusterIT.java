@@ -1,17 +1,20 @@
 package io.flashstock.deduction;
 
 import io.flashstock.testsupport.Instances;
+import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.OwnRedisClusterResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.TestProfile;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The contract suite, strategy {@code redis-lua} with {@code write-through} persistence, against two packaged instances on one MySQL and a 3-master Redis Cluster of the test's
  * own ({@code quarkus.redis.client-type=cluster}): every other request goes to the second instance.
  */
+@Tag(Lane.FULL_TAG)
 @QuarkusIntegrationTest
 @TestProfile(StrategyProfiles.RedisLuaWriteThrough.class)
 @WithTestResource(OwnRedisClusterResource.class)

@@ -2,7 +2,7 @@ package io.flashstock.deduction;
 
 import java.util.Map;
 
-import io.flashstock.redis.RedisLock;
+import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.Tokens;
 import io.quarkus.test.junit.QuarkusTestProfile;
 
@@ -53,6 +53,29 @@ public final class StrategyProfiles {
         public Map<String, String> getConfigOverrides() {
             return redisLua("write-behind");
         }
+    }
+
+    /**
+     * db-optimistic for the gate's MySQL fault cases ({@code DbOptimisticMySqlCutTest}, {@code DbOptimisticMySqlHungTest},
+     * one Quarkus start for both): see {@link #shortMySqlTimeouts}.
+     */
+    public static class DbOptimisticMySqlFaults implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return shortMySqlTimeouts(common("db-optimistic"));
+        }
+    }
+
+    /**
+     * In the gate, MySQL times out sooner (a 2 s socket timeout instead of 5 s, a 6 s transaction timeout instead of
+     * 15 s), so a hang that outlasts every bound is 8 s, not 20; the full lane keeps the shipped timeouts.
+     */
+    static Map<String, String> shortMySqlTimeouts(Map<String, String> settings) {
+        if (!Lane.full()) {
+            settings.put("quarkus.datasource.jdbc.additional-jdbc-properties.socketTimeout", "2000");
+            settings.put("quarkus.transaction-manager.default-transaction-timeout", "6s");
+        }
+        return settings;
     }
 
     static Map<String, String> redisLua(String persistence) {

@@ -8,7 +8,7 @@ import io.quarkus.test.junit.TestProfile;
 
 /** {@link MySqlHung} under {@code db-optimistic}. */
 @QuarkusTest
-@TestProfile(StrategyProfiles.DbOptimistic.class)
+@TestProfile(StrategyProfiles.DbOptimisticMySqlFaults.class)
 @WithTestResource(FaultyMySqlResource.class)
 class DbOptimisticMySqlHungTest extends MySqlHung {
 }

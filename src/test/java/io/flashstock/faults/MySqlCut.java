@@ -15,16 +15,17 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
-
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.FaultyMySqlResource;
-import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
+import io.flashstock.testsupport.Http;
+import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.Tokens;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * and MySQL, {@link FaultyMySqlResource}): the "commit whose answer is lost" case. One subclass per strategy; the
  * checks are {@link FaultySale#verify}'s.
  */
+@Tag(Lane.FAULT_TAG)
 abstract class MySqlCut {
 
     @Inject
@@ -46,8 +48,8 @@ abstract class MySqlCut {
     @Test
     void aCutMidSaleNeverLosesNorInventsAnOrder() throws Exception {
         String sku = newSku("cut");
-        int stock = 1000;
-        FaultySale.Result result = FaultySale.sell(sku, stock, 1500, () -> {
+        int stock = Lane.size(300, 1000);
+        FaultySale.Result result = FaultySale.sell(sku, stock, Lane.size(450, 1500), () -> {
             FaultyMySqlResource.delay(300);
             Thread.sleep(1_000);
             FaultyMySqlResource.proxy().close(); // every connection dropped, new ones refused for three seconds
@@ -75,7 +77,7 @@ abstract class MySqlCut {
     void aCutDuringConfirmsCancelsAndRestocksLeavesOnlyDefiniteAnswers() throws Exception {
         String sku = newSku("cut-moves");
         int stock = 2000;
-        int orders = 600;
+        int orders = Lane.size(300, 600);
         createItem(sku, stock, 0);
         List<Reply> bought = Http.concurrently(orders, 32, i -> Http.post("/items/" + sku + "/purchases",
                 "{\"userId\":\"m-" + i + "\",\"quantity\":1}").build());

@@ -16,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
+import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.LocalServersResource;
 import io.flashstock.testsupport.OwnRedis;
 import io.flashstock.testsupport.ServiceProcess;
@@ -23,6 +24,7 @@ import io.flashstock.testsupport.Shop;
 import io.restassured.RestAssured;
 import io.restassured.path.json.JsonPath;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -38,6 +40,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * </ul>
  * After each, the checks of {@link FaultySale#verify}. Runs with the other {@code *IT} classes, after packaging.
  */
+@Tag(Lane.FULL_TAG)
 class ProcessFaultsIT {
 
     private static final int STOCK = 1000;

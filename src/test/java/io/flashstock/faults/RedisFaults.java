@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.testsupport.FaultyRedisResource;
+import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.OwnRedisResource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,10 +18,11 @@ import org.junit.jupiter.api.Test;
  * acknowledged orders that were still pending in Redis when Redis lost its data (the one documented exception); the
  * test prints how many. One subclass per strategy.
  */
+@Tag(Lane.FAULT_TAG)
 abstract class RedisFaults {
 
-    private static final int STOCK = 1000;
-    private static final int BUYERS = 1500;
+    private static final int STOCK = Lane.size(300, 1000);
+    private static final int BUYERS = Lane.size(450, 1500);
 
     /** Whether the strategy keeps the item's counters in Redis (redis-lua). */
     boolean keepsHotStock() {

@@ -2,11 +2,14 @@ package io.flashstock.faults;
 
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.testsupport.FaultyMySqlResource;
+import io.flashstock.testsupport.Lane;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import org.junit.jupiter.api.Tag;
 
 /** {@link MySqlHung} under {@code redis-lock}. */
+@Tag(Lane.FULL_TAG)
 @QuarkusTest
 @TestProfile(StrategyProfiles.RedisLock.class)
 @WithTestResource(FaultyMySqlResource.class)

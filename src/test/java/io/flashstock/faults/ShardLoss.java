@@ -4,9 +4,11 @@ import static io.flashstock.testsupport.Shop.newSku;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flashstock.redis.RedisKeys;
+import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.OwnRedis;
 import io.flashstock.testsupport.OwnRedisCluster;
 import io.flashstock.testsupport.OwnRedisClusterResource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,10 +20,11 @@ import org.junit.jupiter.api.Test;
  * to MySQL's. Write-behind may lose the item's pending orders with the shard (at most {@code max-pending}), as with a
  * standalone Redis. One subclass per strategy that keeps state in Redis.
  */
+@Tag(Lane.FAULT_TAG)
 abstract class ShardLoss {
 
-    private static final int STOCK = 1000;
-    private static final int BUYERS = 1500;
+    private static final int STOCK = Lane.size(300, 1000);
+    private static final int BUYERS = Lane.size(450, 1500);
 
     /** Whether the strategy keeps the item's counters in Redis (redis-lua). */
     boolean keepsHotStock() {

@@ -10,11 +10,13 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.flashstock.testsupport.Db;
-import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
+import io.flashstock.testsupport.Http;
+import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.LocalServersResource;
 import io.flashstock.testsupport.OwnRedis;
 import io.flashstock.testsupport.ServiceProcess;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * and one Redis, a user's 20 rapid purchases split between them. Each instance counting alone would let the burst
  * through twice.
  */
+@Tag(Lane.FULL_TAG)
 class TwoInstancesRateLimitIT {
 
     private static final int BURST = 5;

@@ -22,7 +22,6 @@ import java.util.stream.Collectors;
 import io.flashstock.deduction.ActiveStrategy;
 import io.flashstock.deduction.DeductionStrategy;
 import io.flashstock.deduction.PurchaseCommand;
-import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.deduction.lua.OrderRelay;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
@@ -41,8 +40,9 @@ import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+/* CartCrashes' profile (a 1 s cart deadline, which these tests never reach): one Quarkus start for both classes. */
 @QuarkusTest
-@TestProfile(StrategyProfiles.RedisLuaWriteBehind.class)
+@TestProfile(CartCrashes.WriteBehindProfile.class)
 @WithTestResource(OwnRedisResource.class)
 class HotStockWriteBehindTest extends HotStockResilience {
 

@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 import io.flashstock.deduction.PurchaseCommand;
-import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.deduction.lua.HotStock;
 import io.flashstock.deduction.lua.PendingStream;
 import io.flashstock.order.OrderIds;
@@ -27,8 +26,9 @@ import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+/* CartCrashes' profile (a 1 s cart deadline, which these tests never reach): one Quarkus start for both classes. */
 @QuarkusTest
-@TestProfile(StrategyProfiles.RedisLuaWriteThrough.class)
+@TestProfile(CartCrashes.WriteThroughProfile.class)
 @WithTestResource(OwnRedisResource.class)
 class HotStockWriteThroughTest extends HotStockResilience {
 

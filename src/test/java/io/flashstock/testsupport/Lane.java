@@ -1,0 +1,34 @@
+package io.flashstock.testsupport;
+
+/**
+ * Which test lane runs (README, "Tests"): the fast gate of {@code ./mvnw verify}, or the full lane of
+ * {@code ./mvnw verify -Pfull}. The full lane also runs the classes tagged {@link #FULL_TAG}, and sizes the fault
+ * cases the gate runs small (a few hundred units, a short hang) at full size. Maven sets the system property
+ * {@code flashstock.test.lane} for surefire and failsafe; run from an IDE, a test takes the gate's size.
+ */
+public final class Lane {
+
+    /** The JUnit tag of classes that only the full lane runs (pom.xml excludes it unless {@code -Pfull}). */
+    public static final String FULL_TAG = "full";
+
+    /**
+     * The JUnit tag of the fault cases whose size depends on the lane ({@link #size}): the gate runs them small, and
+     * {@code .ci/run} runs them again at full size with the rest of the full lane.
+     */
+    public static final String FAULT_TAG = "fault";
+
+    private static final boolean FULL = "full".equals(System.getProperty("flashstock.test.lane"));
+
+    private Lane() {
+    }
+
+    /** Whether this is the full lane. */
+    public static boolean full() {
+        return FULL;
+    }
+
+    /** {@code gate} in the fast gate, {@code full} in the full lane: a fault case's size. */
+    public static int size(int gate, int full) {
+        return FULL ? full : gate;
+    }
+}
