@@ -31,14 +31,19 @@ function add(key, value) {
     vals[key] = (key in vals) ? vals[key] " " value : value
 }
 
-function median(key,    n, a, i, j, t) {
-    if (!(key in vals)) return ""
-    n = split(vals[key], a, " ")
+# Sorts a[1..n] ascending as numbers (insertion sort: a handful of values).
+function sort_numbers(a, n,    i, j, t) {
     for (i = 2; i <= n; i++) {
         t = a[i] + 0
         for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
         a[j + 1] = t
     }
+}
+
+function median(key,    n, a) {
+    if (!(key in vals)) return ""
+    n = split(vals[key], a, " ")
+    sort_numbers(a, n)
     return (n % 2) ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 
@@ -118,13 +123,14 @@ $1 == "skip" { nskips++; skips[nskips] = "- " $2 ": " $3; next }
 END {
     nconf = split(lists["configs"], configs, " ")
     nconc = split(lists["concs"], concs, " ")
-    # concurrency ascending
-    for (i = 2; i <= nconc; i++) {
-        t = concs[i] + 0
-        for (j = i - 1; j >= 1 && concs[j] + 0 > t; j--) concs[j + 1] = concs[j]
-        concs[j + 1] = t
-    }
+    sort_numbers(concs, nconc)
     if (out == "chart") { chart(); exit }
+    # the rows of the service tables: each strategy, scenario and concurrency that was measured, in that order
+    nrows = 0
+    for (ci = 1; ci <= nconf; ci++) for (si = 1; si <= nscen; si++) for (ni = 1; ni <= nconc; ni++) {
+        if (!(("rps" SUBSEP configs[ci] SUBSEP scenarios[si] SUBSEP concs[ni]) in vals)) continue
+        nrows++; row_config[nrows] = configs[ci]; row_scen[nrows] = scenarios[si]; row_conc[nrows] = concs[ni]
+    }
 
     print "### Service"
     print ""
@@ -134,10 +140,9 @@ END {
     print ""
     print "| strategy | scenario | conc | req/s | p50 ms | p99 ms | 2xx | 409 | 503 | CPU ms/req svc | CPU ms/req db+redis | runs |"
     print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    for (ci = 1; ci <= nconf; ci++) for (si = 1; si <= nscen; si++) for (ni = 1; ni <= nconc; ni++) {
-        k = configs[ci] SUBSEP scenarios[si] SUBSEP concs[ni]
-        if (!(("rps" SUBSEP k) in vals)) continue
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", configs[ci], scenarios[si], concs[ni],
+    for (ri = 1; ri <= nrows; ri++) {
+        k = row_config[ri] SUBSEP row_scen[ri] SUBSEP row_conc[ri]
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", row_config[ri], row_scen[ri], row_conc[ri],
             num(median("rps" SUBSEP k), 0), ms(median("p50" SUBSEP k)), ms(median("p99" SUBSEP k)),
             num(median("n2xx" SUBSEP k), 0), num(median("n409" SUBSEP k), 0), num(median("n503" SUBSEP k), 0),
             num(median("svccpu" SUBSEP k), 3), num(median("backcpu" SUBSEP k), 3), count("rps" SUBSEP k)
@@ -165,16 +170,16 @@ END {
     print ""
     print "| strategy | scenario | conc | ÷ floor | ÷ MySQL versioned | ÷ MySQL conditional | ÷ Redis EVALSHA | ÷ db-optimistic | p50 ÷ db-optimistic | p99 ÷ db-optimistic |"
     print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-    for (ci = 1; ci <= nconf; ci++) for (si = 1; si <= nscen; si++) for (ni = 1; ni <= nconc; ni++) {
-        k = configs[ci] SUBSEP scenarios[si] SUBSEP concs[ni]
-        if (!(("rps" SUBSEP k) in vals)) continue
-        base = "db-optimistic" SUBSEP scenarios[si] SUBSEP concs[ni]
+    for (ri = 1; ri <= nrows; ri++) {
+        c = row_conc[ri]
+        k = row_config[ri] SUBSEP row_scen[ri] SUBSEP c
+        base = "db-optimistic" SUBSEP row_scen[ri] SUBSEP c
         r = median("rps" SUBSEP k)
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", configs[ci], scenarios[si], concs[ni],
-            ratio(r, median("rawrps" SUBSEP "floor" SUBSEP concs[ni])),
-            ratio(r, median("rawrps" SUBSEP "mysql-versioned" SUBSEP concs[ni])),
-            ratio(r, median("rawrps" SUBSEP "mysql-conditional" SUBSEP concs[ni])),
-            ratio(r, median("rawrps" SUBSEP "redis-evalsha" SUBSEP concs[ni])),
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", row_config[ri], row_scen[ri], c,
+            ratio(r, median("rawrps" SUBSEP "floor" SUBSEP c)),
+            ratio(r, median("rawrps" SUBSEP "mysql-versioned" SUBSEP c)),
+            ratio(r, median("rawrps" SUBSEP "mysql-conditional" SUBSEP c)),
+            ratio(r, median("rawrps" SUBSEP "redis-evalsha" SUBSEP c)),
             ratio(r, median("rps" SUBSEP base)),
             ratio(median("p50" SUBSEP k), median("p50" SUBSEP base)),
             ratio(median("p99" SUBSEP k), median("p99" SUBSEP base))

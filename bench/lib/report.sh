@@ -1,0 +1,107 @@
+# shellcheck shell=bash
+# bench/run.sh: the report: the tables of this run's figures (bench/report.awk), and docs/benchmarks.md with its
+# chart (bench/chart.gp).
+# Sourced by bench/run.sh (set -euo pipefail); defines functions only.
+
+# report_tables: the Markdown tables of the results so far.
+report_tables() {
+  awk -v settled_pct="$JIT_SETTLED_PCT" -f "$BENCH_DIR/report.awk" "$RESULTS"
+}
+
+report() {
+  echo
+  echo "## flashstock benchmark: $MODE run $RUN_ID, $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo
+  report_tables
+}
+
+machine_description() {
+  local cpu mem
+  cpu="$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
+  mem="$(awk '/^MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
+  echo "- CPU: ${cpu:-unknown}, $(nproc) cores; memory $mem; kernel $(uname -r)"
+  echo "- $(java -version 2>&1 | head -1); $(sql_server 'SELECT CONCAT("MySQL server ", VERSION())');" \
+    "Redis $(rcli INFO server | awk -F: '/^redis_version/ {print $2}' | tr -d '\r')$(if $REDIS_OWN; then echo ' (own server)'; fi);" \
+    "$(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
+  echo "- Everything on this one machine: service, MariaDB, Redis and the load generators share the cores."
+}
+
+write_docs() {
+  mkdir -p "$DOCS_DIR"
+  local md="$DOCS_DIR/benchmarks.md" png="$DOCS_DIR/benchmarks.png" commit=""
+  if git -C "$jar_root" rev-parse --short HEAD >/dev/null 2>&1; then
+    commit="$(git -C "$jar_root" rev-parse --short HEAD)$(git -C "$jar_root" diff --quiet HEAD -- src pom.xml 2>/dev/null || echo ' (with uncommitted changes)')"
+  fi
+  if $HAVE_GNUPLOT; then
+    awk -v out=chart -f "$BENCH_DIR/report.awk" "$RESULTS" >"$OUT/chart.tsv"
+    gnuplot -e "datafile='$OUT/chart.tsv'; outfile='$png'; subtitle='bench/run.sh --$MODE, $(date -u +%Y-%m-%d), $(nproc) cores'" \
+      "$BENCH_DIR/chart.gp" 2>"$OUT/gnuplot.log" || say "gnuplot failed (see $OUT/gnuplot.log)"
+  fi
+  {
+    echo "# Benchmarks"
+    echo
+    echo "Produced by \`$COMMAND_LINE\` on $(date -u '+%Y-%m-%d %H:%M UTC')${commit:+, service built from commit $commit}."
+    echo "Run \`bench/run.sh --help\` for what it does; the figures below all come from that one run, so every ratio"
+    echo "divides numbers measured side by side. Absolute rates on a shared 2-core machine drift; ratios much less."
+    echo
+    echo "## Machine"
+    echo
+    machine_description
+    echo
+    echo "## How it is measured"
+    echo
+    echo "- Each strategy (and each redis-lua persistence mode) runs in its own service process on fresh data"
+    echo "  (database \`$BENCH_DB\`, Redis: $REDIS_DESC), after a JVM warm-up: ${WARMUP_SECONDS} s of purchases, 2 s of"
+    echo "  refused ones, then 2 s runs of the HTTP floor and of the availability read until their rate stops rising"
+    echo "  (${WARMUP_SECONDS} s at most each); then settle rounds of what is measured (2 s of purchases, 1 s each of the"
+    echo "  sold-out storm, the floor and the availability read) until the JIT has settled: two rounds in a row in"
+    echo "  which it compiled for under ${JIT_SETTLED_PCT}% of the round's time (\`jstat -compiler\`), ${SETTLE_SECONDS} s at most."
+    echo "  The memory run's warm-up has no reads. The table \"Per strategy\" says how each warm-up ended."
+    echo "- Load: \`wrk -t1 -c<conc>\` with \`bench/wrk_purchase.lua\`: every purchase has its own user id and"
+    echo "  Idempotency-Key. Hot sell: ${HOT_SECONDS} s against a stock that never runs out. Sell-out: $SELLOUT_STOCK units"
+    echo "  against $SELLOUT_BUYERS buyers (one unit per user; 1% of the requests repeat an earlier buyer). Sold-out"
+    echo "  storm: ${STORM_SECONDS} s of purchases of the sold-out item, without Idempotency-Key (a pod answers those"
+    echo "  from memory; a purchase with a key always reaches the strategy, as the sell-out's do). Availability storm: ${STORM_SECONDS} s of"
+    echo "  \`GET /items/{sku}/availability\` of the hot item, every answer a 2xx or the run fails (skipped, and listed"
+    echo "  under \"Not measured\", while the build answers 404 there)."
+    echo "- A run stops sending at its budget and ends when every request has its answer, so the 2xx count is"
+    echo "  exactly the number of orders MySQL must hold. After each scenario: orders == 2xx answers, reserved+sold"
+    echo "  == units of those orders <= stock, sold out exactly when a buyer was told sold-out, per-user limit kept,"
+    echo "  stock == available+reserved+sold, and (redis-lua) the Redis counters equal MySQL's. None failed."
+    echo "- Raw limits, alternating with the service scenarios: the HTTP floor (the service's in-memory"
+    echo "  \`GET /q/health/live\` through the same wrk script), MySQL hot-row updates by N autocommit JDBC clients"
+    echo "  (\`bench/RawMysql.java\`), and (after each redis-lua service run) \`redis-benchmark\` replaying the"
+    echo "  service's own purchase \`EVALSHA\`, with fresh users and keys, on an item that never sells out"
+    echo "  (write-behind's bound on the item's pending orders lifted: no relay drains them there)."
+    echo "- CPU ms/req: CPU time (/proc/<pid>/stat) of the service, and of mariadbd + redis-server, during the"
+    echo "  run, per answered request. RSS during hot sells: VmRSS sampled every 0.1 s while they ran; RSS under"
+    echo "  load: VmRSS after the hot sells; peak RSS: VmHWM."
+    if $MEMORY_RUN; then
+      echo "- Memory run: redis-lua write-behind's warm-up and hot sells once more, in a service started with the"
+      echo "  container image's settings (\`JAVA_OPTS_APPEND\` and \`MALLOC_ARENA_MAX\` of"
+      echo "  \`src/main/docker/Dockerfile.jvm\`, less \`-Dquarkus.http.host\`) and \`-XX:MaxRAM=${CONTAINER_MB}m\` for a"
+      echo "  ${CONTAINER_MB} MB container limit (there is no cgroup limit here); the image launcher's own defaults are"
+      echo "  not reproduced."
+    fi
+    if ((${#CATALOG[@]} > 0)); then
+      echo "- Catalog runs, for catalogs of ${CATALOG[*]} items: fresh data, a first start so that Flyway creates the"
+      echo "  schema, the items inserted with one SQL statement (stock = available = 100), Redis flushed, then"
+      echo "  $(if $CATALOG_EVERY_STRATEGY; then echo "each strategy started"; else echo "redis-lua write-behind started"; fi) on that data:"
+      echo "  start-to-ready (given up after ${CATALOG_READY_SECONDS} s). redis-lua write-behind then sells 3 units of"
+      echo "  each of 10 new items and stays idle for ${IDLE_SECONDS} s: Redis commands/s (INFO"
+      echo "  total_commands_processed of the whole server, less the reading) and the service's RSS."
+    fi
+    echo "- Issue targets: the redis-lua write-behind figures of this run against the goals of the issues (at 50"
+    echo "  clients when measured)."
+    echo
+    echo "## Results"
+    echo
+    report_tables
+    echo
+    if [ -f "$png" ] && $HAVE_GNUPLOT; then
+      echo "![Hot-sell throughput by strategy and concurrency, with the raw limits](benchmarks.png)"
+      echo
+    fi
+  } >"$md"
+  if $HAVE_GNUPLOT; then say "wrote $md and $png"; else say "wrote $md (no chart: gnuplot missing)"; fi
+}

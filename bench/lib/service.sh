@@ -1,0 +1,161 @@
+# shellcheck shell=bash
+# bench/run.sh: the service under test: its jar, the bearer tokens it trusts, starting and stopping it, creating
+# items, and the CPU time and memory of a process.
+# Sourced by bench/run.sh (set -euo pipefail); defines functions only.
+
+# prepare_jar: JAR, the service jar (built from this checkout when missing or stale, unless --jar / FLASHSTOCK_JAR
+# names one), made absolute; jar_root, the checkout it was built in; PURCHASE_LUA, that build's purchase script
+# (for the raw Redis row), from the build output or its source tree (none: no such file).
+prepare_jar() {
+  local app_jar
+  if [ -z "$JAR" ]; then
+    JAR="$REPO_DIR/target/quarkus-app/quarkus-run.jar"
+    if [ ! -f "$JAR" ] || [ -n "$(find "$REPO_DIR/src/main" "$REPO_DIR/pom.xml" -newer "$JAR" -print -quit)" ]; then
+      say "building the service jar: ./mvnw -B -q package -DskipTests (log: $OUT/build.log)"
+      (cd "$REPO_DIR" && ./mvnw -B -q package -DskipTests) >"$OUT/build.log" 2>&1 \
+        || { tail -40 "$OUT/build.log" >&2; die "the build failed (log: $OUT/build.log)"; }
+    fi
+  fi
+  [ -f "$JAR" ] || die "no service jar at $JAR"
+  JAR="$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")"
+  say "service jar: $JAR"
+
+  PURCHASE_LUA="$OUT/purchase.lua"
+  rm -f "$PURCHASE_LUA"
+  for app_jar in "$(dirname "$JAR")"/app/*.jar; do
+    if [ -f "$app_jar" ] && command -v unzip >/dev/null && unzip -l "$app_jar" lua/purchase.lua >/dev/null 2>&1; then
+      unzip -p "$app_jar" lua/purchase.lua >"$PURCHASE_LUA"
+    fi
+  done
+  jar_root="$(cd "$(dirname "$JAR")/../.." && pwd)"
+  if [ ! -s "$PURCHASE_LUA" ] && [ -f "$jar_root/src/main/resources/lua/purchase.lua" ]; then
+    cp "$jar_root/src/main/resources/lua/purchase.lua" "$PURCHASE_LUA"
+  fi
+  [ -s "$PURCHASE_LUA" ] || rm -f "$PURCHASE_LUA"
+}
+
+# ---------------------------------------------------------------------------------------------------------------
+# Bearer tokens (README, "Access"): a key pair of this run's own, trusted by the services it starts. The load runs
+# as a shop (it names a buyer per purchase in the body, as a shop's backend does); the catalog is set up as admin.
+
+JWT_ISSUER="https://bench.flashstock.invalid"
+b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
+mint_token() { # subject role: an RS256 JWT valid for a day
+  local now header claims
+  now="$(date +%s)"
+  header="$(printf '{"alg":"RS256","typ":"JWT"}' | b64url)"
+  claims="$(printf '{"iss":"%s","sub":"%s","groups":["%s"],"iat":%d,"exp":%d}' \
+    "$JWT_ISSUER" "$1" "$2" "$now" $((now + 86400)) | b64url)"
+  printf '%s.%s.%s' "$header" "$claims" \
+    "$(printf '%s.%s' "$header" "$claims" | openssl dgst -sha256 -sign "$OUT/jwt/privateKey.pem" -binary | b64url)"
+}
+
+# make_tokens: the key pair, ADMIN_AUTH and SHOP_AUTH (header lines), and BENCH_AUTH for bench/wrk_purchase.lua.
+make_tokens() {
+  mkdir -p "$OUT/jwt"
+  openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$OUT/jwt/privateKey.pem" 2>/dev/null \
+    || die "openssl could not make the bench's token key pair"
+  openssl pkey -in "$OUT/jwt/privateKey.pem" -pubout -out "$OUT/jwt/publicKey.pem" \
+    || die "openssl could not make the bench's token key pair"
+  ADMIN_AUTH="Authorization: Bearer $(mint_token bench-admin admin)"
+  SHOP_AUTH="Authorization: Bearer $(mint_token bench-shop shop)"
+  export BENCH_AUTH="${SHOP_AUTH#Authorization: }" # wrk_purchase.lua sends it with every API request
+}
+
+# ---------------------------------------------------------------------------------------------------------------
+# The service process
+
+SERVICE_PORT=""
+SERVICE_READY_MS=""
+# Extra environment (NAME=value) and JVM options (after BENCH_JAVA_OPTS) of the next start; the memory run sets them.
+SERVICE_ENV=()
+SERVICE_JVM_OPTS=()
+
+# start_service STRATEGY PERSISTENCE LOG [READY_SECONDS]: on the data as it is (see fresh_data); times start to
+# ready (/q/health/ready 200) in SERVICE_READY_MS. 0 ready; 3 strategy not in this build; 4 still not ready after
+# READY_SECONDS (default 120; the service is left running); dies if it stops during startup.
+start_service() {
+  local strategy="$1" persistence="$2" log="$3" ready_seconds="${4:-120}" t0 code i
+  t0=$(date +%s%N)
+  # shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of options
+  env QUARKUS_PROFILE="$strategy" \
+    QUARKUS_DATASOURCE_JDBC_URL="$JDBC_URL" \
+    QUARKUS_DATASOURCE_USERNAME="$MYSQL_USER" QUARKUS_DATASOURCE_PASSWORD="$MYSQL_PWD" \
+    QUARKUS_REDIS_HOSTS="redis://$REDIS_HOST:$REDIS_PORT/$REDIS_DB" \
+    QUARKUS_HTTP_HOST=127.0.0.1 QUARKUS_HTTP_PORT=0 \
+    QUARKUS_MANAGEMENT_HOST=127.0.0.1 QUARKUS_MANAGEMENT_PORT=0 \
+    MP_JWT_VERIFY_ISSUER="$JWT_ISSUER" MP_JWT_VERIFY_PUBLICKEY_LOCATION="file:$OUT/jwt/publicKey.pem" \
+    FLASHSTOCK_RESERVATION_TTL=6h \
+    ${persistence:+FLASHSTOCK_LUA_PERSISTENCE="$persistence"} \
+    "${SERVICE_ENV[@]}" \
+    java ${BENCH_JAVA_OPTS:-} "${SERVICE_JVM_OPTS[@]}" -jar "$JAR" >"$log" 2>&1 &
+  SERVICE_PID=$!
+  SERVICE_PORT=""
+  for ((i = 0; i < ready_seconds * 20; i++)); do
+    if ! kill -0 "$SERVICE_PID" 2>/dev/null; then
+      wait "$SERVICE_PID" 2>/dev/null || true
+      SERVICE_PID=""
+      if grep -q 'not implemented' "$log"; then return 3; fi
+      tail -30 "$log" >&2
+      die "the service ($strategy${persistence:+ $persistence}) stopped during startup (log: $log)"
+    fi
+    if [ -z "$SERVICE_PORT" ]; then
+      SERVICE_PORT="$(grep -so 'Listening on: http://[^ ]*[0-9]' "$log" | head -1 | sed 's/.*://' || true)"
+    fi
+    if [ -n "$SERVICE_PORT" ]; then
+      code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$SERVICE_PORT/q/health/ready" || true)"
+      if [ "$code" = 200 ]; then
+        SERVICE_READY_MS=$((($(date +%s%N) - t0) / 1000000))
+        return 0
+      fi
+    fi
+    sleep 0.05
+  done
+  return 4
+}
+
+# start_or_die LABEL STRATEGY PERSISTENCE LOG: start_service that dies unless the service is ready within 120 s
+# (0) or its strategy is not in this build (3).
+start_or_die() {
+  local rc=0
+  start_service "${@:2}" || rc=$?
+  if ((rc == 4)); then
+    tail -30 "$4" >&2
+    die "the service ($1) was not ready within 120 s (log: $4)"
+  fi
+  return "$rc"
+}
+
+stop_service() {
+  stop_pid "$SERVICE_PID" 20
+  SERVICE_PID=""
+}
+
+base_url() { echo "http://127.0.0.1:$SERVICE_PORT"; }
+
+create_item() { # sku stock per_user_limit
+  local code
+  code="$(curl -s -o "$OUT/create-item.json" -w '%{http_code}' -X POST "$(base_url)/items" \
+    -H 'Content-Type: application/json' -H "$ADMIN_AUTH" \
+    -d "{\"sku\":\"$1\",\"name\":\"bench $1\",\"stock\":$2,\"perUserLimit\":$3}")"
+  [ "$code" = 201 ] || die "POST /items $1 answered $code: $(cat "$OUT/create-item.json")"
+}
+
+# CPU time (clock ticks) of a process, and of MySQL + Redis servers (BACKEND_PIDS, see connect_backends) together.
+CLK_TCK="$(getconf CLK_TCK)"
+cpu_ticks() { # pid...
+  local pid total=0 t
+  for pid in "$@"; do
+    t="$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{print $12 + $13}')" || t=0
+    total=$((total + ${t:-0}))
+  done
+  echo "$total"
+}
+ticks_to_seconds() { awk -v t="$1" -v hz="$CLK_TCK" 'BEGIN {printf "%.3f", t / hz}'; }
+rss_kb() { # pid VmRSS|VmHWM: in kB (plain bash, no program run: run_wrk samples it every 0.1 s)
+  local key value _
+  while read -r key value _; do
+    if [ "$key" = "$2:" ]; then echo "$value"; return 0; fi
+  done <"/proc/$1/status"
+}
+
