@@ -7,18 +7,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
 
-import io.flashstock.db.CommitLookup;
 import io.flashstock.db.DbErrors;
 import io.flashstock.db.RetryableConflict;
 import io.flashstock.deduction.Combiner.Result;
 import io.flashstock.error.FlashstockException;
-import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Item;
 import io.flashstock.item.SaleWindow;
 import io.flashstock.order.OrderIds;
@@ -32,7 +27,8 @@ import org.hibernate.Session;
 import org.hibernate.engine.spi.SessionImplementor;
 
 /**
- * The steps of a purchase that the MySQL-deciding strategies share, each run inside the strategy's transaction.
+ * The steps of a purchase that the MySQL-deciding strategies share, each run inside the strategy's transaction. The
+ * answers after a lost commit are {@link LostPurchases}'.
  */
 public final class DbPurchase {
 
@@ -118,56 +114,6 @@ public final class DbPurchase {
                 .map(line -> cartLine(OrderIds.next(line.sku()), purchase, line)).toList();
         insertCart(purchase, lines);
         return new CartOutcome(PurchaseView.of(purchaseId, lines.stream().map(OrderView::of).toList()), false);
-    }
-
-    /**
-     * The answer to a cart whose transaction failed with {@code failure}: when it failed on the way to MySQL after
-     * deciding {@code decided} (a commit whose answer was lost), MySQL is asked whether the purchase is there; stored,
-     * it is the answer, else 503 (nothing was changed). Any other failure is thrown as it is.
-     */
-    public static CartOutcome settleCart(CartOutcome decided, RuntimeException failure, long attemptStarted) {
-        if (decided == null || decided.replayed() || !DbErrors.isUnavailable(failure)) {
-            throw failure;
-        }
-        String purchaseId = decided.purchase().purchaseId();
-        boolean stored = CommitLookup.ask("purchase " + purchaseId, () -> Purchase.committed(purchaseId),
-                failure, attemptStarted);
-        if (stored) {
-            return decided;
-        }
-        throw new UnavailableException("The inventory database failed; nothing was changed, try again.", failure);
-    }
-
-    /**
-     * The answers of a batch ({@link #decideBatch}) whose commit failed on the way: the new orders MySQL has stand,
-     * the others are refused with 503 (nothing changed), or {@code outcome-unknown} when MySQL cannot tell. So are the
-     * repeats of a new order's Idempotency-Key inside the batch, which were answered with that order: it stands or
-     * falls with it. Refusals, and replays of orders stored before, stay as they were.
-     */
-    public static List<Result<PurchaseOutcome>> settleBatch(List<Result<PurchaseOutcome>> decided,
-            RuntimeException e, long attemptStarted) {
-        Set<String> fresh = decided.stream().map(Result::value)
-                .filter(outcome -> outcome != null && !outcome.replayed()).map(o -> o.order().orderId())
-                .collect(Collectors.toCollection(LinkedHashSet::new));
-        Set<String> stored;
-        RuntimeException refusal;
-        try {
-            stored = StoredOrders.among(fresh, e, attemptStarted);
-            refusal = new UnavailableException("The inventory database failed; nothing was changed, try again.", e);
-        } catch (FlashstockException unknown) {
-            stored = Set.of();
-            refusal = unknown; // outcome-unknown, for the new orders only: refusals and replays stay definite
-        }
-        Set<String> kept = stored;
-        RuntimeException answer = refusal;
-        return decided.stream().map(result -> {
-            PurchaseOutcome outcome = result.value();
-            if (outcome == null || !fresh.contains(outcome.order().orderId())
-                    || kept.contains(outcome.order().orderId())) {
-                return result;
-            }
-            return Result.<PurchaseOutcome>refused(answer);
-        }).toList();
     }
 
     /**
