@@ -62,7 +62,12 @@ public interface FlashstockConfig {
     @WithDefault("urn:flashstock:problem:")
     String problemTypePrefix();
 
-    /** Retries of the {@code db-optimistic} strategy after an optimistic conflict. */
+    /**
+     * Conflict retries of MySQL transactions (a version mismatch, MariaDB 1020, a deadlock, a lock wait timeout), for
+     * every strategy, not only {@code db-optimistic} (the name is historical): purchases and carts of db-optimistic,
+     * order reads, confirm, cancel and extend, restocks and sale-window changes, the expiry job, and redis-lua's order
+     * writes. Also the lane wait of db-optimistic and redis-lua write-through, and db-optimistic's combining.
+     */
     Optimistic optimistic();
 
     /** The reservation expiry job. */
@@ -84,17 +89,24 @@ public interface FlashstockConfig {
     RateLimit rateLimit();
 
     /** What each pod remembers of bearer tokens it has verified. */
-    Tokens tokens();
+    TokensConfig tokens();
 
     /** The lease that keeps pods of redis-lua and of the MySQL strategies from serving at the same time. */
     StrategyLease strategyLease();
 
+    /** See {@link #optimistic()}: what every retried MySQL transaction may take. */
     interface Optimistic {
-        /** Attempts per purchase (the first included) before answering 503. */
+        /**
+         * Attempts per operation (the first included) before it gives up, nothing changed (a request: 503
+         * {@code unavailable}).
+         */
         @WithDefault("30")
         int maxAttempts();
 
-        /** Time budget per purchase across all attempts before answering 503. */
+        /**
+         * Time budget per operation across all its attempts before it gives up likewise. Also the longest a
+         * db-optimistic or redis-lua write-through purchase waits to take its item's lane.
+         */
         @WithDefault("3s")
         Duration maxTime();
 
@@ -107,8 +119,8 @@ public interface FlashstockConfig {
         Duration maxBackoff();
 
         /**
-         * Most concurrent purchases of one item that this pod combines into one transaction (one versioned
-         * update, one batch of order inserts). 1 turns combining off.
+         * db-optimistic only: most concurrent purchases of one item that this pod combines into one transaction (one
+         * versioned update, one batch of order inserts). 1 turns combining off.
          */
         @WithDefault("200")
         int maxBatch();
@@ -262,26 +274,6 @@ public interface FlashstockConfig {
         /** Purchases one client address may make at once before {@code per-address} paces them. */
         @WithDefault("50")
         int perAddressBurst();
-    }
-
-    interface Tokens {
-        /**
-         * Most verified tokens a pod remembers, so that a client sending the same token again (a shop's backend, a
-         * buyer refreshing) is not verified again: an RS256 signature check and the claims' parsing cost more CPU
-         * than a whole sold-out answer. Only tokens that passed verification are remembered, each until its
-         * {@code exp} or {@code cache-ttl}, whichever comes first. Each costs a few KB of heap (the token and its
-         * parsed claims). 0 verifies every request.
-         */
-        @WithDefault("2000")
-        int cacheSize();
-
-        /**
-         * Longest a verified token is remembered. Bounds how long a pod keeps accepting tokens signed with a key
-         * that has just been taken out of {@code mp.jwt.verify.publickey.location} (the file is re-read only by a
-         * restart in any case).
-         */
-        @WithDefault("60s")
-        Duration cacheTtl();
     }
 
     interface Health {

@@ -14,9 +14,9 @@ import org.jboss.logging.Logger;
 /**
  * Definite answers after a commit whose answer was lost (the connection broke after the commit was sent, or MySQL
  * stopped answering): the change may have committed or not, and only MySQL knows. Before answering, the caller asks
- * MySQL, in a new transaction on a new connection, what became of it. When MySQL cannot be asked in time the answer
- * is 503 {@code outcome-unknown}; a retry with the same Idempotency-Key (or of the same idempotent request) then
- * finds the truth.
+ * MySQL, in a new transaction on a new connection, what became of it ({@link LostCommit} holds that rule). When
+ * MySQL cannot be asked in time the answer is 503 {@code outcome-unknown}; a retry with the same Idempotency-Key (or
+ * of the same idempotent request) then finds the truth.
  *
  * <p>Bounded: a failure that came {@value #SLOW_FAILURE_SECONDS} s or more after the attempt started means MySQL is
  * not answering (a hang ends in the socket timeout), so it is not asked again: that would only wait as long. After a

@@ -18,6 +18,12 @@ import jakarta.enterprise.context.ApplicationScoped;
  * to a ceiling that doubles per attempt ("full jitter"), so that colliding requests spread out. Bounded in
  * attempts and in time; exhausted, or the database unreachable, it throws {@link UnavailableException}
  * (503 with Retry-After). Business outcomes ({@link FlashstockException}) pass straight through.
+ *
+ * <p>Its bounds are {@code flashstock.optimistic.*} ({@code max-attempts}, {@code max-time}, {@code initial-backoff},
+ * {@code max-backoff}), named after db-optimistic but applied to every operation that runs here, whatever the
+ * strategy: purchases and carts of db-optimistic, order reads, confirm, cancel and extend, restocks and sale-window
+ * changes, the expiry job, and redis-lua's order writes. A commit whose answer was lost is not a conflict: it is
+ * thrown as 503, for the caller to settle ({@link LostCommit}).
  */
 @ApplicationScoped
 public class ConflictRetry {

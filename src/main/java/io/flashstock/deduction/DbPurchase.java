@@ -1,24 +1,14 @@
 package io.flashstock.deduction;
 
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
 
-import io.flashstock.db.CommitLookup;
-import io.flashstock.db.DbErrors;
-import io.flashstock.db.RetryableConflict;
 import io.flashstock.deduction.Combiner.Result;
 import io.flashstock.error.FlashstockException;
-import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Item;
 import io.flashstock.item.SaleWindow;
 import io.flashstock.order.OrderIds;
@@ -27,36 +17,16 @@ import io.flashstock.order.Purchase;
 import io.flashstock.order.PurchaseOrder;
 import io.flashstock.order.PurchaseView;
 import io.flashstock.support.Timestamps;
-import jakarta.persistence.PersistenceException;
-import org.hibernate.Session;
-import org.hibernate.engine.spi.SessionImplementor;
 
 /**
- * The steps of a purchase that the MySQL-deciding strategies share, each run inside the strategy's transaction.
+ * The decisions of a purchase that the MySQL-deciding strategies share, each run inside the strategy's transaction:
+ * a cart, a batch of single purchases, and the checks they make. Replays are {@link Replays}'; the inserts,
+ * {@link OrderWriter}'s; the answers after a lost commit, {@link LostPurchases}'.
  */
 public final class DbPurchase {
 
     private DbPurchase() {
     }
-
-    /** The earlier answer for a repeated Idempotency-Key, or {@code null}; 422 if the key meant another request. */
-    public static PurchaseOutcome replayOrNull(PurchaseCommand command) {
-        if (!command.hasIdempotencyKey()) {
-            return null;
-        }
-        PurchaseOrder earlier = PurchaseOrder.findByIdempotencyKey(command.sku(), command.idempotencyKey());
-        return earlier == null ? null : replay(command, OrderView.of(earlier), earlier.requestFingerprint);
-    }
-
-    /** The answer to a repeated Idempotency-Key whose first use made {@code earlier} with {@code fingerprint}. */
-    public static PurchaseOutcome replay(PurchaseCommand command, OrderView earlier, String fingerprint) {
-        if (!command.fingerprint().equals(fingerprint)) {
-            throw FlashstockException.keyReused();
-        }
-        return new PurchaseOutcome(earlier, true);
-    }
-
-    // ---- multi-item purchases ---------------------------------------------------------------------------------
 
     /** How a strategy reserves one line of a cart, in the cart's transaction; throws the line's refusal. */
     @FunctionalInterface
@@ -66,37 +36,13 @@ public final class DbPurchase {
     }
 
     /**
-     * The earlier purchase for a repeated Idempotency-Key of the user, or {@code null}; 422 if the key meant another
-     * request.
-     */
-    public static CartOutcome cartReplayOrNull(CartCommand cart) {
-        if (!cart.hasIdempotencyKey()) {
-            return null;
-        }
-        Purchase earlier = Purchase.findByIdempotencyKey(cart.userId(), cart.idempotencyKey());
-        if (earlier == null) {
-            return null;
-        }
-        if (!cart.fingerprint().equals(earlier.requestFingerprint)) {
-            throw FlashstockException.keyReused();
-        }
-        return new CartOutcome(cartView(earlier.id), true);
-    }
-
-    /** The purchase with its lines as MySQL holds them, or {@code null} (in the caller's transaction). */
-    public static PurchaseView cartView(String purchaseId) {
-        List<PurchaseOrder> lines = PurchaseOrder.linesOf(purchaseId);
-        return lines.isEmpty() ? null : PurchaseView.of(purchaseId, lines.stream().map(OrderView::of).toList());
-    }
-
-    /**
      * One attempt of a cart for the MySQL-deciding strategies, in the caller's transaction: the replay of its
      * Idempotency-Key, or each line reserved in sku order by {@code reservation} (a refusal names its line and rolls
      * the whole transaction back, so no line keeps a unit), then the purchase and its lines inserted. The lines expire
      * together, at the shortest reservation TTL of their items.
      */
     public static CartOutcome decideCart(CartCommand cart, Duration defaultTtl, LineReservation reservation) {
-        CartOutcome replay = cartReplayOrNull(cart);
+        CartOutcome replay = Replays.cartReplayOrNull(cart);
         if (replay != null) {
             return replay;
         }
@@ -116,58 +62,8 @@ public final class DbPurchase {
         Purchase purchase = newPurchase(purchaseId, cart, now, now.plus(ttl));
         List<PurchaseOrder> lines = cart.lines().stream()
                 .map(line -> cartLine(OrderIds.next(line.sku()), purchase, line)).toList();
-        insertCart(purchase, lines);
+        OrderWriter.insertCart(purchase, lines);
         return new CartOutcome(PurchaseView.of(purchaseId, lines.stream().map(OrderView::of).toList()), false);
-    }
-
-    /**
-     * The answer to a cart whose transaction failed with {@code failure}: when it failed on the way to MySQL after
-     * deciding {@code decided} (a commit whose answer was lost), MySQL is asked whether the purchase is there; stored,
-     * it is the answer, else 503 (nothing was changed). Any other failure is thrown as it is.
-     */
-    public static CartOutcome settleCart(CartOutcome decided, RuntimeException failure, long attemptStarted) {
-        if (decided == null || decided.replayed() || !DbErrors.isUnavailable(failure)) {
-            throw failure;
-        }
-        String purchaseId = decided.purchase().purchaseId();
-        boolean stored = CommitLookup.ask("purchase " + purchaseId, () -> Purchase.committed(purchaseId),
-                failure, attemptStarted);
-        if (stored) {
-            return decided;
-        }
-        throw new UnavailableException("The inventory database failed; nothing was changed, try again.", failure);
-    }
-
-    /**
-     * The answers of a batch ({@link #decideBatch}) whose commit failed on the way: the new orders MySQL has stand,
-     * the others are refused with 503 (nothing changed), or {@code outcome-unknown} when MySQL cannot tell. So are the
-     * repeats of a new order's Idempotency-Key inside the batch, which were answered with that order: it stands or
-     * falls with it. Refusals, and replays of orders stored before, stay as they were.
-     */
-    public static List<Result<PurchaseOutcome>> settleBatch(List<Result<PurchaseOutcome>> decided,
-            RuntimeException e, long attemptStarted) {
-        Set<String> fresh = decided.stream().map(Result::value)
-                .filter(outcome -> outcome != null && !outcome.replayed()).map(o -> o.order().orderId())
-                .collect(Collectors.toCollection(LinkedHashSet::new));
-        Set<String> stored;
-        RuntimeException refusal;
-        try {
-            stored = StoredOrders.among(fresh, e, attemptStarted);
-            refusal = new UnavailableException("The inventory database failed; nothing was changed, try again.", e);
-        } catch (FlashstockException unknown) {
-            stored = Set.of();
-            refusal = unknown; // outcome-unknown, for the new orders only: refusals and replays stay definite
-        }
-        Set<String> kept = stored;
-        RuntimeException answer = refusal;
-        return decided.stream().map(result -> {
-            PurchaseOutcome outcome = result.value();
-            if (outcome == null || !fresh.contains(outcome.order().orderId())
-                    || kept.contains(outcome.order().orderId())) {
-                return result;
-            }
-            return Result.<PurchaseOutcome>refused(answer);
-        }).toList();
     }
 
     /**
@@ -192,8 +88,8 @@ public final class DbPurchase {
             try {
                 PurchaseOrder sameKey = command.hasIdempotencyKey() ? byKey.get(command.idempotencyKey()) : null;
                 PurchaseOutcome replay = sameKey != null
-                        ? replay(command, OrderView.of(sameKey), sameKey.requestFingerprint)
-                        : replayOrNull(command);
+                        ? Replays.replay(command, OrderView.of(sameKey), sameKey.requestFingerprint)
+                        : Replays.replayOrNull(command);
                 if (replay != null) {
                     results.add(Result.of(replay));
                     continue;
@@ -216,7 +112,7 @@ public final class DbPurchase {
             // Versioned UPDATE first: it takes the item's row lock before the order inserts' foreign-key checks
             // take shared ones, so two writers never deadlock on the same item.
             Item.flush();
-            insert(orders);
+            OrderWriter.insert(orders);
         }
         return results;
     }
@@ -287,112 +183,5 @@ public final class DbPurchase {
     public static PurchaseOrder newOrder(PurchaseCommand command, Instant now, Duration ttl) {
         return PurchaseOrder.reserved(OrderIds.next(command.sku()), command.sku(), command.userId(), command.quantity(),
                 command.idempotencyKey(), command.fingerprint(), now, ttl);
-    }
-
-    /** Inserts one RESERVED order for the command; see {@link #insert(List)}. */
-    public static PurchaseOrder insertOrder(PurchaseCommand command, Instant now, Duration ttl) {
-        PurchaseOrder order = newOrder(command, now, ttl);
-        insert(List.of(order));
-        return order;
-    }
-
-    private static final String INSERT_ORDERS = "INSERT INTO purchase_order (id, sku, user_id, quantity, status,"
-            + " idempotency_key, request_fingerprint, created_at, expires_at, updated_at, purchase_id) VALUES ";
-    private static final String ORDER_ROW = "(?,?,?,?,?,?,?,?,?,?,?)";
-    /** Most rows of one INSERT statement: about 40 KB of statement, far below any max_allowed_packet. */
-    static final int MAX_ROWS_PER_INSERT = 128;
-    /** The INSERT of 2^i rows, for every power of two up to {@link #MAX_ROWS_PER_INSERT}. */
-    private static final String[] INSERT_ROWS = new String[Integer.numberOfTrailingZeros(MAX_ROWS_PER_INSERT) + 1];
-
-    static {
-        for (int i = 0; i < INSERT_ROWS.length; i++) {
-            INSERT_ROWS[i] = INSERT_ORDERS + String.join(",", Collections.nCopies(1 << i, ORDER_ROW));
-        }
-    }
-
-    /** The longest statement {@link #insert(List)} sends: the driver must keep it parsed (prepStmtCacheSqlLimit). */
-    static String longestInsert() {
-        return INSERT_ROWS[INSERT_ROWS.length - 1];
-    }
-
-    /**
-     * Inserts the orders with multi-row INSERTs, in the caller's transaction. Plain JDBC rather than {@code persist()}:
-     * the orders are new rows nobody reads back through this session, and for a relay batch of hundreds of orders
-     * Hibernate's per-entity bookkeeping cost more CPU than the rest of the relay. The rows are written into the
-     * statements here rather than left to the driver's batch rewrite ({@code rewriteBatchedStatements}), which
-     * encodes every value once more to size its packets and copies every row's parameters (a third of the relay's CPU
-     * in a JFR profile of a hot sell). Each statement holds a power of two of rows, at most
-     * {@value #MAX_ROWS_PER_INSERT}: a batch of n orders takes at most n/128 + 7 statements of only 8 shapes, which
-     * the driver parses once per connection and keeps ({@code cachePrepStmts}; a statement parsed anew for every
-     * batch size cost a quarter of the relay's CPU). Pending changes of the session (an item's versioned update) are
-     * flushed first, so the item's row lock still comes before the inserts' foreign-key checks. A concurrent insert
-     * of the same Idempotency-Key surfaces as {@link RetryableConflict}: the next attempt replays that order.
-     */
-    public static void insert(List<PurchaseOrder> orders) {
-        insert(null, orders);
-    }
-
-    /**
-     * Inserts a multi-item purchase: its row, then its lines (each with {@code purchaseId} set), in the caller's
-     * transaction, so that MySQL holds all of it or nothing. A concurrent insert of the same purchase or of the
-     * user's Idempotency-Key surfaces as {@link RetryableConflict}: the next attempt finds it.
-     */
-    public static void insertCart(Purchase purchase, List<PurchaseOrder> lines) {
-        insert(purchase, lines);
-    }
-
-    private static void insert(Purchase purchase, List<PurchaseOrder> orders) {
-        Session session = PurchaseOrder.getSession();
-        session.flush();
-        try {
-            session.doWork(connection -> {
-                if (purchase != null) {
-                    try (PreparedStatement insert = connection.prepareStatement(Purchase.INSERT)) {
-                        insert.setString(1, purchase.id);
-                        insert.setString(2, purchase.userId);
-                        insert.setInt(3, purchase.lines);
-                        insert.setString(4, purchase.idempotencyKey);
-                        insert.setString(5, purchase.requestFingerprint);
-                        insert.setObject(6, Timestamps.utc(purchase.createdAt));
-                        insert.setObject(7, Timestamps.utc(purchase.expiresAt));
-                        insert.executeUpdate();
-                    } catch (SQLException e) {
-                        throw session.unwrap(SessionImplementor.class).getJdbcServices().getSqlExceptionHelper()
-                                .convert(e, "inserting purchase " + purchase.id, Purchase.INSERT);
-                    }
-                }
-                for (int from = 0; from < orders.size();) {
-                    int size = Math.min(MAX_ROWS_PER_INSERT, Integer.highestOneBit(orders.size() - from));
-                    List<PurchaseOrder> rows = orders.subList(from, from + size);
-                    from += size;
-                    String sql = INSERT_ROWS[Integer.numberOfTrailingZeros(size)];
-                    try (PreparedStatement insert = connection.prepareStatement(sql)) {
-                        int column = 0;
-                        for (PurchaseOrder order : rows) {
-                            insert.setString(++column, order.id);
-                            insert.setString(++column, order.sku);
-                            insert.setString(++column, order.userId);
-                            insert.setInt(++column, order.quantity);
-                            insert.setString(++column, order.status.name());
-                            insert.setString(++column, order.idempotencyKey);
-                            insert.setString(++column, order.requestFingerprint);
-                            insert.setObject(++column, Timestamps.utc(order.createdAt));
-                            insert.setObject(++column, Timestamps.utc(order.expiresAt));
-                            insert.setObject(++column, Timestamps.utc(order.updatedAt));
-                            insert.setString(++column, order.purchaseId);
-                        }
-                        insert.executeUpdate();
-                    } catch (SQLException e) {
-                        throw session.unwrap(SessionImplementor.class).getJdbcServices().getSqlExceptionHelper()
-                                .convert(e, "inserting " + rows.size() + " order(s)", INSERT_ORDERS);
-                    }
-                }
-            });
-        } catch (PersistenceException e) {
-            if (DbErrors.isDuplicateKey(e)) {
-                throw new RetryableConflict("Idempotency-Key or purchase inserted concurrently", e);
-            }
-            throw e;
-        }
     }
 }

@@ -2,12 +2,11 @@ package io.flashstock.item;
 
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.flashstock.config.FlashstockConfig;
-import io.flashstock.db.CommitLookup;
 import io.flashstock.db.ConflictRetry;
 import io.flashstock.db.DbErrors;
+import io.flashstock.db.LostCommit;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.support.Timestamps;
@@ -90,26 +89,16 @@ public class ItemService {
      * is harmless, so the caller repeats the call.
      */
     public ItemView setSale(String sku, SaleWindow window) {
-        AtomicBoolean committing = new AtomicBoolean();
-        Changed set;
-        try {
-            set = retry.inNewTransactions(() -> {
-                committing.set(false);
-                Instant now = Timestamps.now();
-                if (Item.setSaleWindow(sku, window, now) == 0) {
-                    throw FlashstockException.itemNotFound(sku);
-                }
-                Changed changed = new Changed(ItemView.of(find(sku)),
-                        mirror.record(StockEvent.Kind.SALE, sku, null, 0, now), false);
-                committing.set(true); // what follows is its commit
-                return changed;
-            });
-        } catch (RuntimeException e) {
-            if (committing.get() && DbErrors.isUnavailable(e)) {
-                throw FlashstockException.outcomeUnknown(e);
+        Changed set = LostCommit.run(retry, commit -> {
+            Instant now = Timestamps.now();
+            if (Item.setSaleWindow(sku, window, now) == 0) {
+                throw FlashstockException.itemNotFound(sku);
             }
-            throw e;
-        }
+            Changed changed = new Changed(ItemView.of(find(sku)),
+                    mirror.record(StockEvent.Kind.SALE, sku, null, 0, now), false);
+            commit.committing(LostCommit.Landing.unknown()); // what follows is its commit
+            return changed;
+        });
         if (set.event() != null) {
             mirror.apply(List.of(set.event()));
         }
@@ -124,34 +113,30 @@ public class ItemService {
     /**
      * Adds units; once committed, the mirror (redis-lua) adds them to the hot stock too. With an Idempotency-Key, a
      * repeat of the same restock adds nothing and answers the item as it is now; the same key with another quantity
-     * is 422. A commit whose answer was lost is looked up before answering ({@link CommitLookup}): 200 if it
+     * is 422. A commit whose answer was lost is looked up before answering ({@link LostCommit}): 200 if it
      * committed, 503 (nothing changed) if not, {@code outcome-unknown} if MySQL cannot tell in time.
      */
     public RestockOutcome restock(String sku, int quantity, String idempotencyKey) {
         Restock restock = Restock.of(sku, quantity, idempotencyKey, Timestamps.now());
-        AtomicBoolean committing = new AtomicBoolean();
-        long started = System.nanoTime();
+        LostCommit<RestockOutcome> commit = LostCommit.sinceNow(); // the retries' time counts
         Changed restocked;
         try {
             restocked = retry.inNewTransactions(() -> {
-                committing.set(false);
+                commit.attempt();
                 Changed done = addUnits(restock);
-                committing.set(!done.replayed()); // what follows is its commit
-                return done;
+                if (!done.replayed()) {
+                    commit.committing(LostCommit.Landing.lookedUp("restock " + restock.id,
+                            () -> Restock.committed(restock.id) ? ItemView.of(find(sku)) : null,
+                            // committed: the stock-event sweeper mirrors it
+                            after -> after == null ? null : new RestockOutcome(after, false)));
+                }
+                return done; // what follows is its commit
             });
         } catch (RuntimeException e) {
             if (idempotencyKey != null && DbErrors.isDuplicateKey(e)) {
                 return QuarkusTransaction.requiringNew().call(() -> replay(sku, quantity, idempotencyKey));
             }
-            if (!committing.get() || !DbErrors.isUnavailable(e)) {
-                throw e; // rolled back before its commit: nothing changed
-            }
-            ItemView after = CommitLookup.ask("restock " + restock.id, () -> Restock.committed(restock.id)
-                    ? ItemView.of(find(sku)) : null, e, started);
-            if (after == null) {
-                throw new UnavailableException("The inventory database failed; nothing was changed, try again.", e);
-            }
-            return new RestockOutcome(after, false); // committed; the stock-event sweeper mirrors it
+            return commit.settle(e);
         }
         if (restocked.event() != null) {
             mirror.apply(List.of(restocked.event()));

@@ -2,21 +2,16 @@ package io.flashstock.order;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 
 import io.flashstock.config.FlashstockConfig;
-import io.flashstock.db.CommitLookup;
 import io.flashstock.db.ConflictRetry;
-import io.flashstock.db.DbErrors;
+import io.flashstock.db.LostCommit;
+import io.flashstock.db.LostCommit.Landing;
 import io.flashstock.error.FlashstockException;
-import io.flashstock.error.UnavailableException;
 import io.flashstock.item.StockEvent;
 import io.flashstock.item.Availability;
 import io.flashstock.item.Item;
@@ -41,12 +36,15 @@ public class OrderService {
     private final ConflictRetry retry;
     private final StockMirror mirror;
     private final Availability availability;
+    private final OrderExtension extension;
     private final Duration maxTtl;
 
-    OrderService(ConflictRetry retry, StockMirror mirror, Availability availability, FlashstockConfig config) {
+    OrderService(ConflictRetry retry, StockMirror mirror, Availability availability, OrderExtension extension,
+            FlashstockConfig config) {
         this.retry = retry;
         this.mirror = mirror;
         this.availability = availability;
+        this.extension = extension;
         this.maxTtl = config.reservationCap();
     }
 
@@ -152,12 +150,8 @@ public class OrderService {
     }
 
     /**
-     * Keeps a RESERVED order at least {@code seconds} from now: its expiry moves to now + seconds if that is later,
-     * capped at its creation + {@code reservation-max-ttl}; it is never shortened, so repeating the call (after a lost
-     * answer, say) changes nothing more. One conditional update on a RESERVED row: the expiry job, which claims due
-     * rows with {@code FOR UPDATE SKIP LOCKED}, either expired the order first (409 {@code order-not-reserved}) or
-     * finds it no longer due. An order of someone other than {@code owner} (when present) is 404. A commit whose answer
-     * was lost is looked up before answering, as for confirm and cancel.
+     * Keeps a RESERVED order at least {@code seconds} from now, never shortened ({@link OrderExtension}); at most
+     * {@code reservation-max-ttl}, else 400. An order of someone other than {@code owner} (when present) is 404.
      */
     public OrderView extend(String orderId, int seconds, Optional<String> owner) {
         if (seconds > maxTtl.toSeconds()) {
@@ -169,86 +163,7 @@ public class OrderService {
         } else {
             persistIfPending(orderId);
         }
-        AtomicBoolean committing = new AtomicBoolean();
-        AtomicLong attemptStarted = new AtomicLong();
-        AtomicReference<Instant> wanted = new AtomicReference<>();
-        try {
-            return retry.inNewTransactions(() -> {
-                attemptStarted.set(System.nanoTime());
-                committing.set(false);
-                PurchaseOrder order = find(orderId);
-                Instant now = Timestamps.now();
-                Instant latest = order.createdAt.plus(maxTtl);
-                Instant asked = now.plusSeconds(seconds);
-                Instant until = asked.isAfter(latest) ? latest : asked;
-                wanted.set(until);
-                if (order.purchaseId != null) {
-                    return extendLines(order, until, now, committing);
-                }
-                if (order.status == OrderStatus.RESERVED && until.isAfter(order.expiresAt)) {
-                    committing.set(true);
-                    // Only ever later: a concurrent extend may have moved it further since the read above.
-                    PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where id = ?3 and status = ?4"
-                            + " and expiresAt < ?1", until, now, orderId, OrderStatus.RESERVED);
-                    PurchaseOrder.getEntityManager().refresh(order);
-                }
-                if (order.status != OrderStatus.RESERVED) {
-                    throw FlashstockException.orderNotReserved(orderId, order.status, "extended");
-                }
-                return OrderView.of(order);
-            });
-        } catch (RuntimeException e) {
-            if (!committing.get() || !DbErrors.isUnavailable(e)) {
-                throw e; // rolled back before its commit: nothing changed
-            }
-            return extended(orderId, wanted.get(), e, attemptStarted.get());
-        }
-    }
-
-    /**
-     * The answer to an extension whose commit answer was lost ({@link CommitLookup}): the order as it is if its expiry
-     * is now at least {@code until} (this extension, or a longer one, committed), 409 if it is no longer RESERVED, and
-     * 503 {@code unavailable} (nothing changed) if it still expires earlier.
-     */
-    private static OrderView extended(String orderId, Instant until, RuntimeException failure, long attemptStarted) {
-        OrderView order = CommitLookup.ask("the extension of " + orderId, () -> {
-            PurchaseOrder.awaitWriters(orderId, false); // the lines of a purchase commit with this one
-            return OrderView.of(find(orderId));
-        }, failure, attemptStarted);
-        if (order.status() != OrderStatus.RESERVED) {
-            throw FlashstockException.orderNotReserved(orderId, order.status(), "extended");
-        }
-        if (order.expiresAt().isBefore(until.truncatedTo(ChronoUnit.MICROS))) {
-            throw new UnavailableException("The inventory database failed; nothing was changed, try again.", failure);
-        }
-        return order;
-    }
-
-    /**
-     * Extension of a line of a multi-item purchase: every line keeps the same expiry. The lines are locked first
-     * ({@code FOR UPDATE}, which the expiry job's {@code SKIP LOCKED} claim steps around), so either the job expired
-     * one of them before (409, nothing extended) or it finds none of them due.
-     */
-    private static OrderView extendLines(PurchaseOrder order, Instant until, Instant now, AtomicBoolean committing) {
-        @SuppressWarnings("unchecked")
-        List<String> statuses = PurchaseOrder.getEntityManager()
-                .createNativeQuery("SELECT status FROM purchase_order WHERE purchase_id = ?1 ORDER BY sku FOR UPDATE")
-                .setParameter(1, order.purchaseId).getResultList();
-        String notReserved = statuses.stream().filter(status -> !OrderStatus.RESERVED.name().equals(status))
-                .findFirst().orElse(null);
-        if (notReserved != null) {
-            throw FlashstockException.orderNotReserved(order.id, notReserved, "extended");
-        }
-        if (until.isAfter(order.expiresAt)) {
-            committing.set(true);
-            // Only ever later: order was read before the lines were locked, and a concurrent extend may have moved
-            // them further meanwhile.
-            PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where purchaseId = ?3 and status = ?4"
-                    + " and expiresAt < ?1", until, now, order.purchaseId, OrderStatus.RESERVED);
-            Purchase.update("expiresAt = ?1 where id = ?2 and expiresAt < ?1", until, order.purchaseId);
-            PurchaseOrder.getEntityManager().refresh(order);
-        }
-        return OrderView.of(order);
+        return extension.extend(orderId, seconds);
     }
 
     /** How an item's counters follow an order's transition (one of {@link Item}'s counter changes). */
@@ -261,46 +176,51 @@ public class OrderService {
      * Moves the order out of RESERVED to {@code target}, its units by {@code counters}, in one transaction, then
      * mirrors the change. An order no longer RESERVED is answered as it is when {@code settled} accepts its status
      * (a repeat), else 409 {@code order-not-reserved}. A commit whose answer was lost is looked up before answering
-     * ({@link CommitLookup}): the order's status says whether the move happened.
+     * ({@link LostCommit}): the order's status says whether the move happened.
      */
     private List<OrderView> move(String id, boolean isPurchase, OrderStatus target, StockEvent.Kind kind,
             CounterChange counters, Predicate<OrderStatus> settled, String verb) {
         persistIfPending(id, isPurchase);
-        AtomicBoolean committing = new AtomicBoolean();
-        AtomicLong attemptStarted = new AtomicLong();
+        LostCommit<List<OrderView>> commit = LostCommit.perAttempt();
         List<Changed> changed;
         try {
             changed = retry.inNewTransactions(() -> {
-                attemptStarted.set(System.nanoTime());
-                committing.set(false);
+                commit.attempt();
                 Instant now = Timestamps.now();
                 List<Changed> attempt = new ArrayList<>();
                 for (PurchaseOrder line : movingWith(id, isPurchase)) {
                     attempt.add(moved(line, now, target, kind, counters, settled, verb));
                 }
-                committing.set(attempt.stream().anyMatch(Changed::moved)); // what follows is the commit of the move
+                if (attempt.stream().anyMatch(Changed::moved)) { // what follows is the commit of the move
+                    commit.committing(Landing.lookedUp("the " + verb + " of " + id, () -> {
+                        PurchaseOrder.awaitWriters(id, isPurchase);
+                        return movingWith(id, isPurchase).stream().map(OrderView::of).toList();
+                    }, lines -> landed(lines, target, settled, verb)));
+                }
                 return attempt;
             });
         } catch (RuntimeException e) {
-            if (!committing.get() || !DbErrors.isUnavailable(e)) {
-                throw e; // rolled back before its commit: nothing changed
-            }
-            List<OrderView> now = CommitLookup.ask("the " + verb + " of " + id, () -> {
-                PurchaseOrder.awaitWriters(id, isPurchase);
-                return movingWith(id, isPurchase).stream().map(OrderView::of).toList();
-            }, e, attemptStarted.get());
-            for (OrderView line : now) {
-                if (line.status() == OrderStatus.RESERVED) {
-                    throw new UnavailableException("The inventory database failed; nothing was changed, try again.",
-                            e);
-                }
-                if (line.status() != target && !settled.test(line.status())) {
-                    throw FlashstockException.orderNotReserved(line.orderId(), line.status(), verb);
-                }
-            }
-            return now; // it committed (the stock-event sweeper mirrors it), or an equal move did
+            return commit.settle(e);
         }
         return mirrored(changed);
+    }
+
+    /**
+     * The answer to a move whose commit answer was lost, from the lines as MySQL now holds them: {@code null} (it did
+     * not land) while a line is RESERVED, 409 if a line moved elsewhere, else the lines: it committed (the stock-event
+     * sweeper mirrors it), or an equal move did.
+     */
+    private static List<OrderView> landed(List<OrderView> lines, OrderStatus target, Predicate<OrderStatus> settled,
+            String verb) {
+        for (OrderView line : lines) {
+            if (line.status() == OrderStatus.RESERVED) {
+                return null;
+            }
+            if (line.status() != target && !settled.test(line.status())) {
+                throw FlashstockException.orderNotReserved(line.orderId(), line.status(), verb);
+            }
+        }
+        return lines;
     }
 
     /** One order of an attempt of {@link #move}, inside its transaction. */
@@ -368,7 +288,7 @@ public class OrderService {
         return changed == 1;
     }
 
-    private static PurchaseOrder find(String orderId) {
+    static PurchaseOrder find(String orderId) {
         PurchaseOrder order = PurchaseOrder.findById(orderId);
         if (order == null) {
             throw FlashstockException.orderNotFound(orderId);

@@ -20,8 +20,8 @@ class DbPurchaseTest {
         String prefix = "quarkus.datasource.jdbc.additional-jdbc-properties.";
         assertTrue(Boolean.parseBoolean(settings.getProperty(prefix + "cachePrepStmts")));
         int limit = Integer.parseInt(settings.getProperty(prefix + "prepStmtCacheSqlLimit"));
-        int length = DbPurchase.longestInsert().length();
-        assertTrue(length <= limit, "the " + DbPurchase.MAX_ROWS_PER_INSERT + "-row INSERT has " + length
+        int length = OrderWriter.longestInsert().length();
+        assertTrue(length <= limit, "the " + OrderWriter.MAX_ROWS_PER_INSERT + "-row INSERT has " + length
                 + " characters, over prepStmtCacheSqlLimit " + limit);
     }
 }

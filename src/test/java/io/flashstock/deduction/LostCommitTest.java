@@ -78,7 +78,7 @@ class LostCommitTest {
         List<Result<PurchaseOutcome>> decided = List.of(Result.of(new PurchaseOutcome(order, false)),
                 Result.of(new PurchaseOutcome(order, true)), Result.of(new PurchaseOutcome(earlier, true)));
 
-        List<Result<PurchaseOutcome>> answers = DbPurchase.settleBatch(decided,
+        List<Result<PurchaseOutcome>> answers = LostPurchases.settleBatch(decided,
                 new IllegalStateException("connection reset"), System.nanoTime());
 
         assertNull(answers.get(0).value());

@@ -8,18 +8,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.db.ConflictRetry;
-import io.flashstock.db.DbErrors;
+import io.flashstock.db.LostCommit;
 import io.flashstock.deduction.CartCommand;
 import io.flashstock.deduction.CartOutcome;
 import io.flashstock.deduction.Combiner;
 import io.flashstock.deduction.Combiner.Result;
 import io.flashstock.deduction.DbPurchase;
 import io.flashstock.deduction.DeductionStrategy;
+import io.flashstock.deduction.LostPurchases;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.PurchaseOutcome;
 import io.flashstock.deduction.StrategyName;
@@ -104,7 +104,8 @@ public class RedisLockStrategy implements DeductionStrategy {
      * One batch of purchases of an item under one grant of its lock: one transaction claims the item with the grant's
      * fencing token ({@link FencedReservation#claim}: row lock, stale grant refused before anything is decided), then
      * decides the batch as db-optimistic does ({@link DbPurchase#decideBatch}). A stale grant or a conflict runs the
-     * batch again under a new grant; a commit that failed on the way is settled by asking MySQL which orders it has.
+     * batch again under a new grant; a commit that failed on the way is settled by asking MySQL which orders it has
+     * ({@link LostCommit}).
      * The lock waits, together, end at {@code flashstock.lock.max-wait} or shortly before the first buyer of the
      * batch stops waiting ({@code decideBy}), whichever comes first.
      */
@@ -114,8 +115,7 @@ public class RedisLockStrategy implements DeductionStrategy {
         long deadline = now + Math.min(maxWait.toNanos(), decideBy - TRANSACTION_ALLOWANCE_NANOS - now);
         for (int grant = 1; grant <= MAX_GRANTS; grant++) {
             Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-            AtomicReference<List<Result<PurchaseOutcome>>> committing = new AtomicReference<>();
-            long attemptStarted = System.nanoTime();
+            LostCommit<List<Result<PurchaseOutcome>>> commit = LostCommit.sinceNow(); // the lock wait counts
             try (Lease lease = locks.acquire(sku, leaseLength, left)) {
                 try {
                     return QuarkusTransaction.requiringNew().call(() -> {
@@ -123,16 +123,15 @@ public class RedisLockStrategy implements DeductionStrategy {
                             throw new FencedOut(sku);
                         }
                         List<Result<PurchaseOutcome>> decided = DbPurchase.decideBatch(batch, reservationTtl);
-                        committing.set(decided); // what the commit that follows makes true, if it succeeds
+                        commit.committing(LostPurchases.batch(decided)); // what the commit that follows makes true
                         return decided;
                     });
                 } catch (FencedOut e) {
                     afterStaleGrant(sku, lease);
                 }
             } catch (RuntimeException e) {
-                List<Result<PurchaseOutcome>> decided = committing.get();
-                if (decided != null && DbErrors.isUnavailable(e)) {
-                    return DbPurchase.settleBatch(decided, e, attemptStarted); // did the commit happen?
+                if (commit.lost(e)) {
+                    return commit.settle(e); // did the commit happen?
                 }
                 ConflictRetry.rethrowUnlessConflict(e); // a conflict: try again under a new grant
             }
@@ -186,8 +185,7 @@ public class RedisLockStrategy implements DeductionStrategy {
     private CartOutcome cartUnderLocks(CartCommand cart, long deadline) {
         for (int grant = 1; grant <= MAX_GRANTS; grant++) {
             Map<String, Lease> leases = new LinkedHashMap<>();
-            AtomicReference<CartOutcome> committing = new AtomicReference<>();
-            long attemptStarted = System.nanoTime();
+            LostCommit<CartOutcome> commit = LostCommit.sinceNow(); // the lock waits count
             try {
                 for (CartCommand.Line line : cart.lines()) {
                     leases.put(line.sku(), locks.acquire(line.sku(), leaseLength,
@@ -196,14 +194,14 @@ public class RedisLockStrategy implements DeductionStrategy {
                 return QuarkusTransaction.requiringNew().call(() -> {
                     CartOutcome decided = DbPurchase.decideCart(cart, reservationTtl,
                             (line, now) -> reserveLine(cart, line, leases.get(line.sku()), now));
-                    committing.set(decided); // what the commit that follows makes true, if it succeeds
+                    commit.committing(LostPurchases.cart(decided)); // what the commit that follows makes true
                     return decided;
                 });
             } catch (FencedOut e) {
                 afterStaleGrant(e.sku, leases.get(e.sku));
             } catch (RuntimeException e) {
-                if (committing.get() != null && DbErrors.isUnavailable(e)) {
-                    return DbPurchase.settleCart(committing.get(), e, attemptStarted);
+                if (commit.lost(e)) {
+                    return commit.settle(e); // did the commit happen?
                 }
                 ConflictRetry.rethrowUnlessConflict(e); // a conflict: try again under new grants
             } finally {

@@ -13,7 +13,7 @@ import java.util.Set;
 import io.flashstock.db.ConflictRetry;
 import io.flashstock.db.DbErrors;
 import io.flashstock.db.RetryableConflict;
-import io.flashstock.deduction.DbPurchase;
+import io.flashstock.deduction.OrderWriter;
 import io.flashstock.item.Item;
 import io.flashstock.order.Purchase;
 import io.flashstock.order.PurchaseOrder;
@@ -164,7 +164,7 @@ public class PendingOrderWriter {
             order.purchaseId = purchase.id;
             orders.add(order);
         }
-        DbPurchase.insertCart(purchase, orders);
+        OrderWriter.insertCart(purchase, orders);
         return new CartWrite(Outcome.INSERTED, versions);
     }
 
@@ -227,7 +227,7 @@ public class PendingOrderWriter {
             Item.reserveUnits(sku, units, Timestamps.now());
             version = Item.currentVersion(sku);
             try {
-                DbPurchase.insert(fresh);
+                OrderWriter.insert(fresh);
             } catch (RetryableConflict duplicate) {
                 // checked: another pod inserted the same order meanwhile (retried, then PRESENT)
                 throw checked ? duplicate : new SeenBefore(duplicate);

@@ -11,10 +11,10 @@ import io.flashstock.deduction.CartCommand;
 import io.flashstock.deduction.CartOutcome;
 import io.flashstock.deduction.Combiner;
 import io.flashstock.deduction.Combiner.Result;
-import io.flashstock.deduction.DbPurchase;
 import io.flashstock.deduction.DeductionStrategy;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.PurchaseOutcome;
+import io.flashstock.deduction.Replays;
 import io.flashstock.deduction.StoredOrders;
 import io.flashstock.deduction.StrategyName;
 import io.flashstock.deduction.lua.HotStock.Decision;
@@ -182,7 +182,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
     private CartOutcome purchase(CartCommand cart, boolean mayRetry) {
         if (cart.hasIdempotencyKey()) {
             // MySQL keeps every key for good; Redis only for idempotency-ttl: a late retry is found here.
-            CartOutcome stored = QuarkusTransaction.requiringNew().call(() -> DbPurchase.cartReplayOrNull(cart));
+            CartOutcome stored = QuarkusTransaction.requiringNew().call(() -> Replays.cartReplayOrNull(cart));
             if (stored != null) {
                 return stored;
             }
@@ -254,7 +254,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
         }
         return switch (outcome) {
             case INSERTED, PRESENT -> new CartOutcome(committed.view(), false);
-            case DUPLICATE_KEY -> QuarkusTransaction.requiringNew().call(() -> DbPurchase.cartReplayOrNull(cart));
+            case DUPLICATE_KEY -> QuarkusTransaction.requiringNew().call(() -> Replays.cartReplayOrNull(cart));
             case SOLD_OUT -> throw FlashstockException.soldOut(reserved.get(0).sku(), reserved.get(0).quantity())
                     .forLine(reserved.get(0).sku());
         };
@@ -265,7 +265,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
      * Still being decided or stored → 409 request-in-progress.
      */
     private CartOutcome replayCart(CartCommand cart, String purchaseId, boolean mayRetry) {
-        PurchaseView stored = QuarkusTransaction.requiringNew().call(() -> DbPurchase.cartView(purchaseId));
+        PurchaseView stored = QuarkusTransaction.requiringNew().call(() -> Replays.cartView(purchaseId));
         if (stored != null) {
             return new CartOutcome(stored, true);
         }
@@ -317,7 +317,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
             case DUPLICATE_KEY:
                 takenBack(order, true);
                 keys.rememberOwner(order);
-                return QuarkusTransaction.requiringNew().call(() -> DbPurchase.replayOrNull(command));
+                return QuarkusTransaction.requiringNew().call(() -> Replays.replayOrNull(command));
             default: // SOLD_OUT: MySQL has not the units; Redis was too high
                 takenBack(order, false);
                 throw FlashstockException.soldOut(command.sku(), command.quantity());

@@ -2,21 +2,19 @@ package io.flashstock.deduction.optimistic;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.db.ConflictRetry;
-import io.flashstock.db.DbErrors;
+import io.flashstock.db.LostCommit;
 import io.flashstock.deduction.CartCommand;
 import io.flashstock.deduction.CartOutcome;
 import io.flashstock.deduction.Combiner;
 import io.flashstock.deduction.Combiner.Result;
 import io.flashstock.deduction.DbPurchase;
 import io.flashstock.deduction.DeductionStrategy;
+import io.flashstock.deduction.LostPurchases;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.PurchaseOutcome;
-import io.flashstock.deduction.StoredOrders;
 import io.flashstock.deduction.StrategyName;
 import io.flashstock.item.Item;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -77,50 +75,31 @@ public class DbOptimisticStrategy implements DeductionStrategy {
      */
     @Override
     public CartOutcome purchase(CartCommand cart) {
-        AtomicReference<CartOutcome> committing = new AtomicReference<>();
-        AtomicLong attemptStarted = new AtomicLong();
-        try {
-            return retry.inNewTransactions(() -> {
-                attemptStarted.set(System.nanoTime());
-                committing.set(null);
-                Item.lockInOrder(cart.lines().stream().map(CartCommand.Line::sku).toList());
-                CartOutcome decided = DbPurchase.decideCart(cart, reservationTtl, (line, now) -> {
-                    Item item = DbPurchase.item(line.sku());
-                    DbPurchase.check(item, cart.line(line), DbPurchase.unitsHeld(item, cart.userId()));
-                    item.reserve(line.quantity(), now);
-                    Item.flush();
-                    return item;
-                });
-                committing.set(decided); // what the commit that follows makes true, if it succeeds
-                return decided;
+        return LostCommit.run(retry, commit -> {
+            Item.lockInOrder(cart.lines().stream().map(CartCommand.Line::sku).toList());
+            CartOutcome decided = DbPurchase.decideCart(cart, reservationTtl, (line, now) -> {
+                Item item = DbPurchase.item(line.sku());
+                DbPurchase.check(item, cart.line(line), DbPurchase.unitsHeld(item, cart.userId()));
+                item.reserve(line.quantity(), now);
+                Item.flush();
+                return item;
             });
-        } catch (RuntimeException e) {
-            return DbPurchase.settleCart(committing.get(), e, attemptStarted.get());
-        }
+            commit.committing(LostPurchases.cart(decided)); // what the commit that follows makes true
+            return decided;
+        });
     }
 
     /**
      * Runs the batch until it commits, conflicts being retried. If the database fails after an attempt decided
      * (the commit, whose answer may be lost), the new orders of that attempt are looked up before anything is
-     * answered: each one that is stored is a 201, the others took no effect ({@link StoredOrders}).
+     * answered ({@link LostCommit}): each one that is stored is a 201, the others took no effect
+     * ({@link LostPurchases#settleBatch}).
      */
     private List<Result<PurchaseOutcome>> decide(List<PurchaseCommand> batch) {
-        AtomicReference<List<Result<PurchaseOutcome>>> committing = new AtomicReference<>();
-        AtomicLong attemptStarted = new AtomicLong();
-        try {
-            return retry.inNewTransactions(() -> {
-                attemptStarted.set(System.nanoTime());
-                committing.set(null);
-                List<Result<PurchaseOutcome>> decided = DbPurchase.decideBatch(batch, reservationTtl);
-                committing.set(decided); // what the commit that follows makes true, if it succeeds
-                return decided;
-            });
-        } catch (RuntimeException e) {
-            List<Result<PurchaseOutcome>> decided = committing.get();
-            if (decided == null || !DbErrors.isUnavailable(e)) {
-                throw e;
-            }
-            return DbPurchase.settleBatch(decided, e, attemptStarted.get());
-        }
+        return LostCommit.run(retry, commit -> {
+            List<Result<PurchaseOutcome>> decided = DbPurchase.decideBatch(batch, reservationTtl);
+            commit.committing(LostPurchases.batch(decided)); // what the commit that follows makes true
+            return decided;
+        });
     }
 }

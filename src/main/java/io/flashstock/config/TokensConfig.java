@@ -1,0 +1,26 @@
+package io.flashstock.config;
+
+import java.time.Duration;
+
+import io.smallrye.config.WithDefault;
+
+/** {@code flashstock.tokens.*}: a group of {@link FlashstockConfig} ({@link FlashstockConfig#tokens()}). */
+public interface TokensConfig {
+    /**
+     * Most verified tokens a pod remembers, so that a client sending the same token again (a shop's backend, a
+     * buyer refreshing) is not verified again: an RS256 signature check and the claims' parsing cost more CPU
+     * than a whole sold-out answer. Only tokens that passed verification are remembered, each until its
+     * {@code exp} or {@code cache-ttl}, whichever comes first. Each costs a few KB of heap (the token and its
+     * parsed claims). 0 verifies every request.
+     */
+    @WithDefault("2000")
+    int cacheSize();
+
+    /**
+     * Longest a verified token is remembered. Bounds how long a pod keeps accepting tokens signed with a key
+     * that has just been taken out of {@code mp.jwt.verify.publickey.location} (the file is re-read only by a
+     * restart in any case).
+     */
+    @WithDefault("60s")
+    Duration cacheTtl();
+}

@@ -1,0 +1,104 @@
+package io.flashstock.order;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+
+import io.flashstock.config.FlashstockConfig;
+import io.flashstock.db.ConflictRetry;
+import io.flashstock.db.LostCommit;
+import io.flashstock.db.LostCommit.Landing;
+import io.flashstock.error.FlashstockException;
+import io.flashstock.support.Timestamps;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * Extends reservations ({@link OrderService#extend}, which checks the request and the owner first): the expiry moves
+ * to now + seconds if that is later, capped at the order's creation + {@code reservation-max-ttl}; it is never
+ * shortened, so repeating the call (after a lost answer, say) changes nothing more. One conditional update on a
+ * RESERVED row: the expiry job, which claims due rows with {@code FOR UPDATE SKIP LOCKED}, either expired the order
+ * first (409 {@code order-not-reserved}) or finds it no longer due. A commit whose answer was lost is looked up before
+ * answering ({@link LostCommit}), as for confirm and cancel.
+ */
+@ApplicationScoped
+public class OrderExtension {
+
+    private final ConflictRetry retry;
+    private final Duration maxTtl;
+
+    OrderExtension(ConflictRetry retry, FlashstockConfig config) {
+        this.retry = retry;
+        this.maxTtl = config.reservationCap();
+    }
+
+    /** Keeps the order, or all lines of its purchase, RESERVED at least {@code seconds} from now (capped). */
+    public OrderView extend(String orderId, int seconds) {
+        return LostCommit.run(retry, commit -> {
+            PurchaseOrder order = OrderService.find(orderId);
+            Instant now = Timestamps.now();
+            Instant latest = order.createdAt.plus(maxTtl);
+            Instant asked = now.plusSeconds(seconds);
+            Instant until = asked.isAfter(latest) ? latest : asked;
+            if (order.purchaseId != null) {
+                return extendLines(order, until, now, commit);
+            }
+            if (order.status == OrderStatus.RESERVED && until.isAfter(order.expiresAt)) {
+                commit.committing(extended(orderId, until));
+                // Only ever later: a concurrent extend may have moved it further since the read above.
+                PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where id = ?3 and status = ?4"
+                        + " and expiresAt < ?1", until, now, orderId, OrderStatus.RESERVED);
+                PurchaseOrder.getEntityManager().refresh(order);
+            }
+            if (order.status != OrderStatus.RESERVED) {
+                throw FlashstockException.orderNotReserved(orderId, order.status, "extended");
+            }
+            return OrderView.of(order);
+        });
+    }
+
+    /**
+     * The answer to an extension whose commit answer was lost: the order as it is if its expiry is now at least
+     * {@code until} (this extension, or a longer one, committed), 409 if it is no longer RESERVED, and 503
+     * {@code unavailable} (nothing changed) if it still expires earlier.
+     */
+    private static Landing<OrderView> extended(String orderId, Instant until) {
+        return Landing.lookedUp("the extension of " + orderId, () -> {
+            PurchaseOrder.awaitWriters(orderId, false); // the lines of a purchase commit with this one
+            return OrderView.of(OrderService.find(orderId));
+        }, order -> {
+            if (order.status() != OrderStatus.RESERVED) {
+                throw FlashstockException.orderNotReserved(orderId, order.status(), "extended");
+            }
+            return order.expiresAt().isBefore(until.truncatedTo(ChronoUnit.MICROS)) ? null : order;
+        });
+    }
+
+    /**
+     * Extension of a line of a multi-item purchase: every line keeps the same expiry. The lines are locked first
+     * ({@code FOR UPDATE}, which the expiry job's {@code SKIP LOCKED} claim steps around), so either the job expired
+     * one of them before (409, nothing extended) or it finds none of them due.
+     */
+    private static OrderView extendLines(PurchaseOrder order, Instant until, Instant now,
+            LostCommit<OrderView> commit) {
+        @SuppressWarnings("unchecked")
+        List<String> statuses = PurchaseOrder.getEntityManager()
+                .createNativeQuery("SELECT status FROM purchase_order WHERE purchase_id = ?1 ORDER BY sku FOR UPDATE")
+                .setParameter(1, order.purchaseId).getResultList();
+        String notReserved = statuses.stream().filter(status -> !OrderStatus.RESERVED.name().equals(status))
+                .findFirst().orElse(null);
+        if (notReserved != null) {
+            throw FlashstockException.orderNotReserved(order.id, notReserved, "extended");
+        }
+        if (until.isAfter(order.expiresAt)) {
+            commit.committing(extended(order.id, until));
+            // Only ever later: order was read before the lines were locked, and a concurrent extend may have moved
+            // them further meanwhile.
+            PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where purchaseId = ?3 and status = ?4"
+                    + " and expiresAt < ?1", until, now, order.purchaseId, OrderStatus.RESERVED);
+            Purchase.update("expiresAt = ?1 where id = ?2 and expiresAt < ?1", until, order.purchaseId);
+            PurchaseOrder.getEntityManager().refresh(order);
+        }
+        return OrderView.of(order);
+    }
+}
