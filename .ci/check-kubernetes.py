@@ -40,7 +40,7 @@ STRATEGIES = {"db-optimistic", "redis-lua", "redis-lock"}
 SENSITIVE = re.compile(r"PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL|USERNAME|JDBC_URL|REDIS_HOSTS|_KEY$",
                        re.IGNORECASE)
 # Off-heap memory the JVM needs besides the heap: measured about 225Mi with the serial collector the options choose
-# (270Mi with G1): metaspace, code cache, GC, symbols, thread stacks, malloc arenas; plus a margin. See the README, "Running on Kubernetes".
+# (270Mi with G1): metaspace, code cache, GC, symbols, thread stacks, malloc arenas; plus a margin. See docs/operations.md, "Running on Kubernetes".
 MIN_OFF_HEAP_MI = 320
 
 failures = []

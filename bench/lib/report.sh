@@ -26,9 +26,17 @@ machine_description() {
   echo "- Everything on this one machine: service, MariaDB, Redis and the load generators share the cores."
 }
 
+# The first line of the hand-written part of docs/benchmarks.md, which write_docs keeps.
+ANALYSIS_MARKER="<!-- analysis: written by hand"
+
 write_docs() {
   mkdir -p "$DOCS_DIR"
-  local md="$DOCS_DIR/benchmarks.md" png="$DOCS_DIR/benchmarks.png" commit=""
+  local md="$DOCS_DIR/benchmarks.md" png="$DOCS_DIR/benchmarks.png" commit="" analysis=""
+  # The hand-written analysis (from its marker to the end) is carried over into the new file: a recorded run
+  # replaces the tables, not what was written about them.
+  if [ -f "$md" ]; then
+    analysis="$(awk -v marker="$ANALYSIS_MARKER" 'index($0, marker) { found = 1 } found' "$md")"
+  fi
   if git -C "$jar_root" rev-parse --short HEAD >/dev/null 2>&1; then
     commit="$(git -C "$jar_root" rev-parse --short HEAD)$(git -C "$jar_root" diff --quiet HEAD -- src pom.xml 2>/dev/null || echo ' (with uncommitted changes)')"
   fi
@@ -102,6 +110,11 @@ write_docs() {
       echo "![Hot-sell throughput by strategy and concurrency, with the raw limits](benchmarks.png)"
       echo
     fi
-  } >"$md"
+    if [ -n "$analysis" ]; then
+      echo
+      printf '%s\n' "$analysis"
+    fi
+  } >"$md.new"
+  mv "$md.new" "$md"
   if $HAVE_GNUPLOT; then say "wrote $md and $png"; else say "wrote $md (no chart: gnuplot missing)"; fi
 }
