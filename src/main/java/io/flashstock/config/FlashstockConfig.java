@@ -91,6 +91,9 @@ public interface FlashstockConfig {
     /** What each pod remembers of bearer tokens it has verified. */
     TokensConfig tokens();
 
+    /** Dev mode and tests only: embedded servers where none answers. */
+    LocalServersConfig localServers();
+
     /** The lease that keeps pods of redis-lua and of the MySQL strategies from serving at the same time. */
     StrategyLease strategyLease();
 

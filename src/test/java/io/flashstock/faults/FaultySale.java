@@ -41,7 +41,7 @@ final class FaultySale {
      * The sale's answers, in buyer order; with {@code answersMayBeLost} (the service was killed) a buyer may have had
      * no answer at all ({@link Http#NO_ANSWER}), which is as uncertain as {@code outcome-unknown}.
      */
-    record Result(List<Reply> replies, Map<Integer, Long> statuses, boolean answersMayBeLost) {
+    record Result(List<Reply> replies, Map<Integer, Long> statuses, boolean answersMayBeLost, long saleMillis) {
 
         long slowestMillis() {
             return replies.stream().mapToLong(Reply::millis).max().orElse(0);
@@ -65,6 +65,7 @@ final class FaultySale {
      */
     static Result sell(String sku, int stock, int buyers, IntFunction<URI> serviceFor, boolean answersMayBeLost,
             Fault fault) throws Exception {
+        long startedAt = System.currentTimeMillis();
         createItem(sku, stock, 0);
         CompletableFuture<List<Reply>> storm = CompletableFuture.supplyAsync(() -> Http.concurrently(buyers, 32,
                 i -> purchase(serviceFor.apply(i), sku, i)));
@@ -74,7 +75,7 @@ final class FaultySale {
         }
         fault.stage();
         List<Reply> replies = storm.get();
-        return new Result(replies, byStatus(replies), answersMayBeLost);
+        return new Result(replies, byStatus(replies), answersMayBeLost, System.currentTimeMillis() - startedAt);
     }
 
     /** The invariants after the sale: see the class comment. */
@@ -108,11 +109,14 @@ final class FaultySale {
                 }
             }
         }
+        long verifyingAt = System.currentTimeMillis();
         for (int i : uncertain) { // the retry tells the truth: the first order, or a fresh decision
             acknowledged.add(retryUntilDecided(purchase(Http.uri(""), sku, i)));
         }
         acknowledged.remove(null);
+        long settlingAt = System.currentTimeMillis();
         Set<String> stored = awaitSettled(sku, lossAllowed ? Set.of() : acknowledged);
+        long settledAt = System.currentTimeMillis();
         Set<String> lost = new HashSet<>(acknowledged);
         lost.removeAll(stored);
         if (!lossAllowed) {
@@ -126,6 +130,11 @@ final class FaultySale {
         Map<String, Long> row = Db.item(sku);
         assertEquals(stock - stored.size(), row.get("available"), "MySQL's counters match its orders: " + row);
         sellsOutExactly(sku, stock);
+        // Where a fault case's time goes (the gate's budget is spent here): the sale with its fault, the retries of
+        // uncertain answers, the wait for the orders to settle, and selling out what is left.
+        System.out.printf("[fault-time] %s: sale and fault %d ms, %d retries %d ms, settle %d ms, sell-out %d ms%n",
+                sku, result.saleMillis(), uncertain.size(), settlingAt - verifyingAt, settledAt - settlingAt,
+                System.currentTimeMillis() - settledAt);
         return lost.size();
     }
 
