@@ -29,9 +29,9 @@ public interface StockMirror {
 
     /**
      * The item's available units and change number as the copy holds them, warming the item if the copy has none
-     * (only called when {@link #active()}); {@link Availability.Level#NONE} for an unknown item.
+     * (only called when {@link #active()}); {@link StockLevel#NONE} for an unknown item.
      */
-    Availability.Level level(String sku);
+    StockLevel level(String sku);
 
     /**
      * The item as MySQL stored it, with the copy's counters when the copy holds the item: those count every

@@ -13,11 +13,12 @@ import io.flashstock.deduction.StrategyName;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.error.UnavailableException;
-import io.flashstock.item.Availability;
 import io.flashstock.item.Item;
 import io.flashstock.item.ItemView;
 import io.flashstock.item.StockEvent;
+import io.flashstock.item.StockLevel;
 import io.flashstock.item.StockMirror;
+import io.flashstock.item.UnitsBackChannel;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.support.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -50,12 +51,12 @@ public class HotStockMirror implements StockMirror {
     private final HotStockWarmer warmer;
     private final OrderRelay relay;
     private final ActiveItems items;
-    private final Availability availability;
+    private final UnitsBackChannel unitsBack;
     private final ActiveStrategy strategy;
     private final FlashstockConfig.Lua settings;
 
     HotStockMirror(RedisDataSource redis, HotStockScripts scripts, HotStock hotStock, HotStockWarmer warmer,
-            OrderRelay relay, ActiveItems items, Availability availability, ActiveStrategy strategy,
+            OrderRelay relay, ActiveItems items, UnitsBackChannel unitsBack, ActiveStrategy strategy,
             FlashstockConfig config) {
         this.redis = redis;
         this.scripts = scripts;
@@ -63,7 +64,7 @@ public class HotStockMirror implements StockMirror {
         this.warmer = warmer;
         this.relay = relay;
         this.items = items;
-        this.availability = availability;
+        this.unitsBack = unitsBack;
         this.strategy = strategy;
         this.settings = config.lua();
     }
@@ -92,7 +93,7 @@ public class HotStockMirror implements StockMirror {
                     items.touch(event.sku);
                     done.add(event.id);
                     if (applied > 0 && event.kind != StockEvent.Kind.CONFIRMED) { // units back, or a new window
-                        availability.forget(event.sku, applied); // this pod at once; the others by the message
+                        unitsBack.learned(event.sku, applied); // this pod at once; the others by the message
                     }
                 } else if (event.createdAt.isBefore(moot)) {
                     done.add(event.id); // cold since: the next warm-up reads it from MySQL
@@ -165,15 +166,15 @@ public class HotStockMirror implements StockMirror {
     }
 
     @Override
-    public Availability.Level level(String sku) {
+    public StockLevel level(String sku) {
         items.touch(sku);
-        Availability.Level level = hotLevel(sku);
+        StockLevel level = hotLevel(sku);
         for (int attempt = 0; level == null && attempt < 2; attempt++) { // missing or stale: warm, read again
             try {
                 hotStock.prepare(sku);
             } catch (FlashstockException e) {
                 if (e.code() == ProblemCode.ITEM_NOT_FOUND) {
-                    return Availability.Level.NONE;
+                    return StockLevel.NONE;
                 }
                 throw e;
             }
@@ -186,13 +187,13 @@ public class HotStockMirror implements StockMirror {
     }
 
     /** The item's level as its hot stock of this pod's generation holds it; null when missing or stale. */
-    private Availability.Level hotLevel(String sku) {
+    private StockLevel hotLevel(String sku) {
         Map<String, String> fields = redis.hash(String.class).hmget(RedisKeys.stock(sku), "available", "seq", "gen",
                 "starts", "ends", "paused");
         if (fields.get("available") == null || !hotStock.isCurrent(fields.get("gen"))) {
             return null;
         }
-        return new Availability.Level(Integer.parseInt(fields.get("available")), Long.parseLong(fields.get("seq")),
+        return new StockLevel(Integer.parseInt(fields.get("available")), Long.parseLong(fields.get("seq")),
                 SaleFields.state(fields, this::redisNow));
     }
 

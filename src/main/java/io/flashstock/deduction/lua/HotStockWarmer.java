@@ -16,8 +16,8 @@ import io.flashstock.deduction.ActiveStrategy;
 import io.flashstock.deduction.StrategyName;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
-import io.flashstock.item.Availability;
 import io.flashstock.item.Item;
+import io.flashstock.item.UnitsBackChannel;
 import io.flashstock.redis.Lease;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.redis.RedisLock;
@@ -65,17 +65,17 @@ public class HotStockWarmer {
     private final StrategyLease strategyLease;
     private final FlashstockConfig.Lua settings;
     private final Counter cold;
-    private final Availability availability;
+    private final UnitsBackChannel unitsBack;
     /** The warm-up under way per item in this pod ({@link #prepare}). */
     private final Map<String, CompletableFuture<Void>> warming = new ConcurrentHashMap<>();
     /** The generation this pod uses; null until the scripts are loaded and the generation is known. */
     private volatile String generation;
 
     HotStockWarmer(RedisDataSource redis, RedisLock locks, OrderRelay relay, ActiveItems items, IdempotencyKeys keys,
-            HotStockScripts scripts, Availability availability, ActiveStrategy strategy, StrategyLease strategyLease,
+            HotStockScripts scripts, UnitsBackChannel unitsBack, ActiveStrategy strategy, StrategyLease strategyLease,
             FlashstockConfig config, MeterRegistry registry) {
         this.strategyLease = strategyLease;
-        this.availability = availability;
+        this.unitsBack = unitsBack;
         this.redis = redis;
         this.keys = keys;
         this.locks = locks;
@@ -153,7 +153,7 @@ public class HotStockWarmer {
             return false;
         }
         if (before != null) {
-            availability.forgetAll(); // what it knew came from hot stock that may be gone
+            unitsBack.lostTrack(); // what it knew came from hot stock that may be gone
             LOG.warnf("Hot-stock generation %s is gone (Redis restarted or lost data, or another strategy ran); "
                     + "items are rebuilt from MySQL under %s as they are used", before, current);
         }
