@@ -1,6 +1,5 @@
 package io.flashstock.item;
 
-import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,7 +10,6 @@ import io.flashstock.error.FlashstockException;
 import io.flashstock.redis.RedisKeys;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -25,8 +23,8 @@ import org.jboss.logging.Logger;
  * MySQL: a sold-out purchase answers 409 from memory ({@link #soldOut}), and availability reads ({@link #read}) load
  * an item at most once per {@code flashstock.availability.cache-ttl}.
  *
- * <p>Where it comes from: the counter the strategy decides on (the Redis hot stock for {@code redis-lua}, MySQL for the
- * others), each value with that counter's change number ({@code seq} of the hot stock, the row's {@code version}),
+ * <p>Where it comes from: the counter the strategy decides on ({@link StockMirror#level}: the Redis hot stock for
+ * {@code redis-lua}, MySQL for the others), each value with that counter's change number ({@code seq} of the hot stock, the row's {@code version}),
  * and every purchase's own answer ({@link #observed}). When units come back (cancel, expiry, restock, a purchase
  * taken back, a correction) a message {@code "<item> <change number>"} goes to every pod over Redis pub/sub
  * ({@link RedisKeys#unitsBackChannel()}: from the redis-lua scripts themselves, or from {@link #changed} after a
@@ -161,10 +159,7 @@ public class Availability {
      * throws nor waits for Redis: entries expire after the TTL anyway.
      */
     public void changed(String sku, long version) {
-        if (mirror.active()) {
-            return;
-        }
-        unitsBack.announce(sku, version);
+        mirror.announce(sku, version);
     }
 
     /**
@@ -221,7 +216,7 @@ public class Availability {
             }
         }
         try {
-            StockLevel level = mirror.active() ? mirror.level(sku) : fromDatabase(sku);
+            StockLevel level = mirror.level(sku);
             remember(sku, level);
             mine.complete(level);
             return level;
@@ -231,17 +226,5 @@ public class Availability {
         } finally {
             loading.remove(sku, mine);
         }
-    }
-
-    private static StockLevel fromDatabase(String sku) {
-        return QuarkusTransaction.requiringNew().call(() -> {
-            Item item = Item.findById(sku);
-            if (item == null) {
-                return StockLevel.NONE;
-            }
-            SaleWindow window = item.saleWindow();
-            return new StockLevel(item.available, item.version,
-                    window.bounded() ? window.state(Item.databaseNow()) : window.state(Instant.EPOCH));
-        });
     }
 }

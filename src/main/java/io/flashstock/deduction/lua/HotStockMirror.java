@@ -8,8 +8,6 @@ import java.util.Map;
 import java.util.Objects;
 
 import io.flashstock.config.FlashstockConfig;
-import io.flashstock.deduction.ActiveStrategy;
-import io.flashstock.deduction.StrategyName;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.error.UnavailableException;
@@ -24,14 +22,17 @@ import io.flashstock.support.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.redis.datasource.RedisDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Typed;
 import org.jboss.logging.Logger;
 
 /**
  * The {@link StockMirror} of {@code redis-lua}: confirm, cancel, expiry and restock commit in MySQL first, with a
  * {@link StockEvent} row (the outbox); the event is then applied to the hot stock by an idempotent script and
- * deleted. {@link #sweep()} applies rows a crashed pod left behind. Does nothing under the other strategies.
+ * deleted. {@link #sweep()} applies rows a crashed pod left behind. Chosen only when redis-lua is the strategy
+ * ({@link RedisLuaStrategy#stockMirror()}); not a {@link StockMirror} bean by itself.
  */
 @ApplicationScoped
+@Typed(HotStockMirror.class)
 public class HotStockMirror implements StockMirror {
 
     private static final Logger LOG = Logger.getLogger(HotStockMirror.class);
@@ -52,12 +53,10 @@ public class HotStockMirror implements StockMirror {
     private final OrderRelay relay;
     private final ActiveItems items;
     private final UnitsBackChannel unitsBack;
-    private final ActiveStrategy strategy;
     private final FlashstockConfig.Lua settings;
 
     HotStockMirror(RedisDataSource redis, HotStockScripts scripts, HotStock hotStock, HotStockWarmer warmer,
-            OrderRelay relay, ActiveItems items, UnitsBackChannel unitsBack, ActiveStrategy strategy,
-            FlashstockConfig config) {
+            OrderRelay relay, ActiveItems items, UnitsBackChannel unitsBack, FlashstockConfig config) {
         this.redis = redis;
         this.scripts = scripts;
         this.hotStock = hotStock;
@@ -65,13 +64,12 @@ public class HotStockMirror implements StockMirror {
         this.relay = relay;
         this.items = items;
         this.unitsBack = unitsBack;
-        this.strategy = strategy;
         this.settings = config.lua();
     }
 
     @Override
-    public boolean active() {
-        return strategy.is(StrategyName.REDIS_LUA);
+    public StockEvent record(StockEvent.Kind kind, String sku, String orderId, int quantity, Instant now) {
+        return StockEvent.record(kind, sku, orderId, quantity, now);
     }
 
     @Override
@@ -81,7 +79,7 @@ public class HotStockMirror implements StockMirror {
 
     /** {@link #apply}; returns how many of the events are done with (mirrored, or moot). */
     private int mirror(List<StockEvent> events) {
-        if (!active() || events.isEmpty()) {
+        if (events.isEmpty()) {
             return 0;
         }
         List<String> done = new ArrayList<>(events.size());
@@ -205,9 +203,6 @@ public class HotStockMirror implements StockMirror {
 
     @Override
     public ItemView current(ItemView stored) {
-        if (!active()) {
-            return stored;
-        }
         Map<String, String> hot = redis.hash(String.class).hmget(RedisKeys.stock(stored.sku()), "stock", "available",
                 "reserved", "sold", "gen");
         if (hot.get("available") == null || !hotStock.isCurrent(hot.get("gen"))) {
@@ -217,9 +212,15 @@ public class HotStockMirror implements StockMirror {
                 Integer.parseInt(hot.get("reserved")), Integer.parseInt(hot.get("sold")));
     }
 
+    /** Orders are recorded in the items' streams before MySQL has them (for a moment in write-through too). */
+    @Override
+    public boolean mayHavePending() {
+        return true;
+    }
+
     @Override
     public boolean persistPending(String orderId) {
-        if (!active() || settings.persistence() != FlashstockConfig.Persistence.WRITE_BEHIND) {
+        if (settings.persistence() != FlashstockConfig.Persistence.WRITE_BEHIND) {
             return false;
         }
         try {
@@ -229,5 +230,22 @@ public class HotStockMirror implements StockMirror {
         } catch (RuntimeException e) {
             throw new UnavailableException("Recent orders cannot be read now; try again.", e);
         }
+    }
+
+    /** The scripts that apply the event publish the units-back message themselves ({@link #apply}). */
+    @Override
+    public long returnedAtVersion(String sku) {
+        return -1;
+    }
+
+    /** Nothing: the scripts that change the hot stock tell every pod themselves. */
+    @Override
+    public void announce(String sku, long version) {
+        // announced by the mirror scripts
+    }
+
+    @Override
+    public Readiness readiness() {
+        return warmer.isReady() ? Readiness.READY : Readiness.NOT_READY;
     }
 }

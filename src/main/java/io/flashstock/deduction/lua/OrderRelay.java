@@ -12,8 +12,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.flashstock.config.FlashstockConfig;
-import io.flashstock.deduction.ActiveStrategy;
-import io.flashstock.deduction.StrategyName;
 import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.order.OrderIds;
@@ -21,9 +19,9 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Reception;
 import org.jboss.logging.Logger;
 
 /**
@@ -52,7 +50,6 @@ public class OrderRelay {
     private final PendingStream stream;
     private final PendingOrderWriter writer;
     private final FlashstockConfig.Lua settings;
-    private final ActiveStrategy strategy;
     private final PodIdentity pod;
     private final ActiveItems items;
     private final Carts carts;
@@ -72,14 +69,13 @@ public class OrderRelay {
     private volatile boolean crashAfterCommit;
 
     OrderRelay(PendingStream stream, PendingOrderWriter writer, PodIdentity pod, ActiveItems items, Carts carts,
-            IdempotencyKeys keys, ActiveStrategy strategy, FlashstockConfig config, MeterRegistry registry) {
+            IdempotencyKeys keys, FlashstockConfig config, MeterRegistry registry) {
         this.stream = stream;
         this.keys = keys;
         this.carts = carts;
         this.items = items;
         this.writer = writer;
         this.pod = pod;
-        this.strategy = strategy;
         this.settings = config.lua();
         this.writeBehind = settings.persistence() == FlashstockConfig.Persistence.WRITE_BEHIND;
         this.persisted = Counter.builder("flashstock.relay.persisted")
@@ -95,17 +91,16 @@ public class OrderRelay {
                 .baseUnit("seconds").register(registry);
     }
 
-    void onStart(@Observes StartupEvent event) {
-        if (!strategy.is(StrategyName.REDIS_LUA)) {
-            return;
-        }
+    /** Starts the relay's thread: redis-lua was chosen ({@link RedisLuaStrategy#start()}). */
+    void start() {
         Thread relay = new Thread(this::loop, "flashstock-order-relay");
         relay.setDaemon(true);
         thread = relay;
         relay.start();
     }
 
-    void onStop(@Observes ShutdownEvent event) {
+    /** Lets a running batch finish; a relay never created (another strategy) is not created for this. */
+    void onStop(@Observes(notifyObserver = Reception.IF_EXISTS) ShutdownEvent event) {
         stopping = true;
         wake.release();
         Thread relay = thread;

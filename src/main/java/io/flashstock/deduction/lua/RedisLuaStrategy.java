@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.CartCommand;
@@ -24,11 +25,13 @@ import io.flashstock.error.ProblemCode;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Availability;
 import io.flashstock.item.SaleWindow;
+import io.flashstock.item.StockMirror;
 import io.flashstock.order.OrderIds;
 import io.flashstock.order.OrderStatus;
 import io.flashstock.order.OrderView;
 import io.flashstock.order.PurchaseOrder;
 import io.flashstock.order.PurchaseView;
+import io.flashstock.redis.StrategyLease;
 import io.flashstock.support.Timestamps;
 import io.flashstock.support.Workers;
 import io.micrometer.core.instrument.Counter;
@@ -69,11 +72,17 @@ public class RedisLuaStrategy implements DeductionStrategy {
     private final Availability availability;
     private final Carts carts;
     private final IdempotencyKeys keys;
+    private final HotStockMirror mirror;
+    private final HotStockWarmer warmer;
+    private final HotStockWatch watch;
 
     RedisLuaStrategy(HotStock hotStock, OrderRelay relay, PendingOrderWriter writer, PendingStream stream,
-            PodIdentity pod, Availability availability, Carts carts, IdempotencyKeys keys, FlashstockConfig config,
-            MeterRegistry registry) {
+            PodIdentity pod, Availability availability, Carts carts, IdempotencyKeys keys, HotStockMirror mirror,
+            HotStockWarmer warmer, HotStockWatch watch, FlashstockConfig config, MeterRegistry registry) {
         this.hotStock = hotStock;
+        this.mirror = mirror;
+        this.warmer = warmer;
+        this.watch = watch;
         this.keys = keys;
         this.carts = carts;
         this.availability = availability;
@@ -97,6 +106,31 @@ public class RedisLuaStrategy implements DeductionStrategy {
     @Override
     public StrategyName name() {
         return StrategyName.REDIS_LUA;
+    }
+
+    /** The hot stock: every change MySQL commits outside a purchase is mirrored into it. */
+    @Override
+    public Optional<StockMirror> stockMirror() {
+        return Optional.of(mirror);
+    }
+
+    @Override
+    public StrategyLease.Family leaseFamily() {
+        return StrategyLease.Family.REDIS;
+    }
+
+    /** In write-behind a purchase does not touch MySQL: the pod sells on, and its relay catches up. */
+    @Override
+    public boolean purchasesNeedDatabase() {
+        return writeThrough;
+    }
+
+    /** The hot stock's generation, the relay and the watch: nothing of them runs under another strategy. */
+    @Override
+    public void start() {
+        warmer.activate();
+        relay.start();
+        watch.start();
     }
 
     @Override
