@@ -38,11 +38,13 @@ public class CartPurchases {
     private final OrderRelay relay;
     private final Availability availability;
     private final Refusals refusals;
+    private final Checkpoints checkpoints;
     private final Duration reservationTtl;
     private final boolean writeThrough;
 
     CartPurchases(HotStock hotStock, Carts carts, OrderRelay relay, Availability availability,
-            FlashstockConfig config, MeterRegistry registry) {
+            Checkpoints checkpoints, FlashstockConfig config, MeterRegistry registry) {
+        this.checkpoints = checkpoints;
         this.hotStock = hotStock;
         this.carts = carts;
         this.relay = relay;
@@ -73,7 +75,7 @@ public class CartPurchases {
             case "REPLAY" -> {
                 return replayCart(cart, opened.purchaseId(), mayRetry);
             }
-            default -> carts.checkpoint(Carts.Crash.AFTER_OPEN); // opened: PENDING
+            default -> checkpoints.passed(Checkpoints.Step.CART_OPENED); // opened: PENDING
         }
         Instant now = Timestamps.now();
         List<Carts.Line> reserved = new ArrayList<>(cart.lines().size());
@@ -97,7 +99,7 @@ public class CartPurchases {
                 reserved.add(new Carts.Line(line.sku(), line.quantity(), orderId, decision.entryId(),
                         decision.epoch()));
                 if (reserved.size() == 1) {
-                    carts.checkpoint(Carts.Crash.AFTER_FIRST_LINE);
+                    checkpoints.passed(Checkpoints.Step.CART_FIRST_LINE);
                 }
                 expires = expires == null || decision.expiresAt().isBefore(expires) ? decision.expiresAt() : expires;
             }
@@ -118,7 +120,7 @@ public class CartPurchases {
             throw new UnavailableException("The purchase took too long and was given up; nothing was changed, "
                     + "try again.");
         }
-        carts.checkpoint(Carts.Crash.AFTER_COMMIT);
+        checkpoints.passed(Checkpoints.Step.CART_COMMITTED);
         if (!writeThrough) {
             reserved.forEach(line -> relay.wake(line.sku()));
             return new CartOutcome(committed.view(), false);

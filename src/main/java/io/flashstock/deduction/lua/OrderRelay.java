@@ -66,10 +66,11 @@ public class OrderRelay {
     private final AtomicLong oldestMillis = new AtomicLong();
     private volatile Thread thread;
     private volatile boolean stopping;
-    private volatile boolean crashAfterCommit;
+    private final Checkpoints checkpoints;
 
     OrderRelay(PendingStream stream, PendingOrderWriter writer, PodIdentity pod, ActiveItems items, Carts carts,
-            IdempotencyKeys keys, FlashstockConfig config, MeterRegistry registry) {
+            IdempotencyKeys keys, Checkpoints checkpoints, FlashstockConfig config, MeterRegistry registry) {
+        this.checkpoints = checkpoints;
         this.stream = stream;
         this.keys = keys;
         this.carts = carts;
@@ -111,11 +112,6 @@ public class OrderRelay {
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    /** Test hook: fail after the MySQL commit, before the stream entries are removed, as a crashing pod would. */
-    void crashAfterCommitForTest(boolean crash) {
-        crashAfterCommit = crash;
     }
 
     /** A purchase of {@code sku} acknowledged by this pod (write-behind): persist soon. */
@@ -302,9 +298,7 @@ public class OrderRelay {
      */
     int settle(String sku, List<PendingOrder> orders, PendingOrderWriter.Persisted result) {
         Map<String, Outcome> outcomes = result.outcomes();
-        if (crashAfterCommit) {
-            throw new IllegalStateException("test: relay crashed after its MySQL commit");
-        }
+        checkpoints.passed(Checkpoints.Step.RELAY_COMMITTED);
         List<String> done = new ArrayList<>();
         int inserted = 0;
         for (PendingOrder order : orders) {
