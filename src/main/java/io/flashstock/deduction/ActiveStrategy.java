@@ -5,6 +5,8 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.flashstock.config.FlashstockConfig;
+import io.flashstock.item.MySqlStock;
+import io.flashstock.item.StockMirror;
 import io.flashstock.redis.StrategyLease;
 import io.quarkus.runtime.Startup;
 import io.quarkus.runtime.StartupEvent;
@@ -13,12 +15,15 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.Produces;
 import org.jboss.logging.Logger;
 
 /**
- * Picks the {@link DeductionStrategy} named by {@code flashstock.strategy} once, at startup. An unknown name,
- * or a name whose implementation is not in this build, stops startup with a message that says which values work
- * ({@link Startup}: the check runs when the application starts, not on the first purchase).
+ * Picks the {@link DeductionStrategy} named by {@code flashstock.strategy} once, at startup, and with it everything
+ * that differs by strategy: the {@link StockMirror} the services keep in step, the strategy lease's family, and the
+ * strategy's background work ({@link DeductionStrategy#start}). An unknown name, or a name whose implementation is not
+ * in this build, stops startup with a message that says which values work ({@link Startup}: the check runs when the
+ * application starts, not on the first purchase).
  */
 @Startup
 @ApplicationScoped
@@ -52,8 +57,19 @@ public class ActiveStrategy {
      * never serves together with a MySQL strategy ({@link StrategyLease}).
      */
     void beginLease(@Observes @Priority(100) StartupEvent event) {
-        lease.begin(strategy.name().configValue(),
-                strategy.name() == StrategyName.REDIS_LUA ? StrategyLease.Family.REDIS : StrategyLease.Family.MYSQL);
+        lease.begin(strategy.name().configValue(), strategy.leaseFamily());
+    }
+
+    /** Starts the chosen strategy's background work; the strategies not chosen run nothing. */
+    void start(@Observes StartupEvent event) {
+        strategy.start();
+    }
+
+    /** The chosen strategy's copy of the counters outside MySQL, or MySQL alone: one choice, for every service. */
+    @Produces
+    @ApplicationScoped
+    StockMirror stockMirror(MySqlStock mysql) {
+        return strategy.stockMirror().orElse(mysql);
     }
 
     public DeductionStrategy get() {
@@ -62,10 +78,5 @@ public class ActiveStrategy {
 
     public StrategyName name() {
         return strategy.name();
-    }
-
-    /** Whether {@code name} is the strategy this deployment runs: the one answer to "is redis-lua active?". */
-    public boolean is(StrategyName name) {
-        return strategy.name() == name;
     }
 }

@@ -1,5 +1,9 @@
 package io.flashstock.deduction;
 
+import java.util.Optional;
+
+import io.flashstock.item.StockMirror;
+import io.flashstock.redis.StrategyLease;
 import io.flashstock.support.Workers;
 import io.smallrye.mutiny.Uni;
 
@@ -33,4 +37,29 @@ public interface DeductionStrategy {
      * window rules as {@link #purchase}; its lines are persisted together or not at all.
      */
     CartOutcome purchase(CartCommand cart);
+
+    /**
+     * The copy of the items' counters outside MySQL that this strategy decides on, which every service keeps in step
+     * ({@link StockMirror}); empty when MySQL's counters decide (then {@link io.flashstock.item.MySqlStock}).
+     */
+    default Optional<StockMirror> stockMirror() {
+        return Optional.empty();
+    }
+
+    /** Which stores decide for this strategy: pods of different families never serve at once ({@link StrategyLease}). */
+    default StrategyLease.Family leaseFamily() {
+        return StrategyLease.Family.MYSQL;
+    }
+
+    /** Whether a purchase needs MySQL to be answered: only then does readiness require MySQL. */
+    default boolean purchasesNeedDatabase() {
+        return true;
+    }
+
+    /**
+     * Starts what the strategy runs besides its requests, once it was chosen (at startup, after this pod began its
+     * strategy lease). Nothing by default: a strategy that is not chosen runs nothing.
+     */
+    default void start() {
+    }
 }

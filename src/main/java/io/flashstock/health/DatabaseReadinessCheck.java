@@ -11,7 +11,6 @@ import java.util.concurrent.TimeoutException;
 import io.agroal.api.AgroalDataSource;
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.ActiveStrategy;
-import io.flashstock.deduction.StrategyName;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -45,8 +44,7 @@ public class DatabaseReadinessCheck implements HealthCheck {
     DatabaseReadinessCheck(AgroalDataSource dataSource, FlashstockConfig config, ActiveStrategy strategy) {
         this.dataSource = dataSource;
         this.timeout = config.health().databaseTimeout();
-        this.neededForPurchases = !(strategy.is(StrategyName.REDIS_LUA)
-                && config.lua().persistence() == FlashstockConfig.Persistence.WRITE_BEHIND);
+        this.neededForPurchases = strategy.get().purchasesNeedDatabase();
     }
 
     @Override

@@ -1,8 +1,6 @@
 package io.flashstock.health;
 
-import io.flashstock.deduction.ActiveStrategy;
-import io.flashstock.deduction.StrategyName;
-import io.flashstock.deduction.lua.HotStockWarmer;
+import io.flashstock.item.StockMirror;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
@@ -10,26 +8,25 @@ import org.eclipse.microprofile.health.Readiness;
 
 /**
  * Readiness ({@code redis-lua}): DOWN until the scripts are loaded into Redis and the hot-stock generation is known.
- * Items are warmed on demand, so readiness never waits for the catalog. Reads in-memory state only. UP for the other
- * strategies.
+ * Items are warmed on demand, so readiness never waits for the catalog. Reads in-memory state only. UP, and not used,
+ * where the strategy keeps no copy of the counters ({@link StockMirror.Readiness#NOT_USED}).
  */
 @Readiness
 @ApplicationScoped
 public class HotStockReadinessCheck implements HealthCheck {
 
-    private final HotStockWarmer warmer;
-    private final ActiveStrategy strategy;
+    private final StockMirror mirror;
 
-    HotStockReadinessCheck(HotStockWarmer warmer, ActiveStrategy strategy) {
-        this.warmer = warmer;
-        this.strategy = strategy;
+    HotStockReadinessCheck(StockMirror mirror) {
+        this.mirror = mirror;
     }
 
     @Override
     public HealthCheckResponse call() {
-        if (!strategy.is(StrategyName.REDIS_LUA)) {
-            return HealthCheckResponse.named("hot-stock").up().withData("used", false).build();
-        }
-        return HealthCheckResponse.named("hot-stock").status(warmer.isReady()).build();
+        return switch (mirror.readiness()) {
+            case NOT_USED -> HealthCheckResponse.named("hot-stock").up().withData("used", false).build();
+            case READY -> HealthCheckResponse.named("hot-stock").status(true).build();
+            case NOT_READY -> HealthCheckResponse.named("hot-stock").status(false).build();
+        };
     }
 }

@@ -8,7 +8,7 @@ public record AvailabilityView(String sku, int available, String state) {
 
     /** {@code windowState}: the sale window's state; inside the window, sold-out when nothing is available. */
     public static AvailabilityView of(String sku, int available, String windowState) {
-        boolean open = Availability.ON_SALE.equals(windowState);
+        boolean open = StockLevel.ON_SALE.equals(windowState);
         return new AvailabilityView(sku, available, open && available <= 0 ? "sold-out" : windowState);
     }
 

@@ -1,25 +1,29 @@
 package io.flashstock.item;
 
+import java.time.Instant;
 import java.util.List;
 
 /**
- * A copy of the items' counters outside MySQL that must follow every change MySQL commits: the Redis hot stock of
- * {@code redis-lua}. Services call it after their transaction commits; when it is not {@link #active()} (the other
- * strategies) every call does nothing.
+ * Where the items' counters live besides MySQL, chosen once at startup by the configured strategy: the Redis hot stock
+ * of {@code redis-lua} (its own implementation), or nothing but MySQL ({@link MySqlStock}) for the others. Services
+ * ask it what to do after (and inside) their transactions; none of them asks which strategy runs.
  *
- * <p>Protocol: inside the transaction that changes counters, {@link #record} stores a {@link StockEvent} (only when
- * active); after the commit, {@link #apply} mirrors and deletes those events. A pod that crashes in between leaves
- * the rows behind, and the mirror's sweeper applies them. Applying is idempotent.
+ * <p>Protocol: inside the transaction that changes counters, {@link #record} stores a {@link StockEvent} when there is a
+ * copy to keep in step; after the commit, {@link #apply} mirrors and deletes those events. A pod that crashes in
+ * between leaves the rows behind, and the mirror's sweeper applies them. Applying is idempotent.
  */
 public interface StockMirror {
 
-    boolean active();
-
-    /** Records a committed change for mirroring; call inside the changing transaction. No-op when not active. */
-    default StockEvent record(StockEvent.Kind kind, String sku, String orderId, int quantity,
-            java.time.Instant now) {
-        return active() ? StockEvent.record(kind, sku, orderId, quantity, now) : null;
+    /** Whether the copy outside MySQL can be used now, for readiness. */
+    enum Readiness {
+        /** There is no copy: MySQL alone holds the counters. */
+        NOT_USED,
+        READY,
+        NOT_READY
     }
+
+    /** Records a committed change for mirroring; call inside the changing transaction. Null: nothing to mirror. */
+    StockEvent record(StockEvent.Kind kind, String sku, String orderId, int quantity, Instant now);
 
     /** Mirrors events whose transaction committed, then deletes them. Never throws: the sweeper retries. */
     void apply(List<StockEvent> events);
@@ -28,20 +32,42 @@ public interface StockMirror {
     void itemCreated(String sku);
 
     /**
-     * The item's available units and change number as the copy holds them, warming the item if the copy has none
-     * (only called when {@link #active()}); {@link Availability.Level#NONE} for an unknown item.
+     * The item's available units and change number where purchases are decided (MySQL, or the copy, warming the item
+     * if the copy has none); {@link StockLevel#NONE} for an unknown item.
      */
-    Availability.Level level(String sku);
+    StockLevel level(String sku);
 
     /**
      * The item as MySQL stored it, with the copy's counters when the copy holds the item: those count every
-     * acknowledged purchase, MySQL's may trail behind (write-behind). Returns {@code stored} when not active.
+     * acknowledged purchase, MySQL's may trail behind (write-behind). {@code stored} when there is no copy.
      */
     ItemView current(ItemView stored);
+
+    /**
+     * Whether orders may be on their way to MySQL outside it (the redis-lua streams): then a recent order id that MySQL
+     * does not have yet is worth a {@link #persistPending} before it is answered 404.
+     */
+    boolean mayHavePending();
 
     /**
      * Makes an order that was acknowledged but may not be in MySQL yet (write-behind) land there now; returns
      * whether anything was persisted. For GET/confirm/cancel right after the purchase.
      */
     boolean persistPending(String orderId);
+
+    /**
+     * Inside the transaction that gave units of the item back in MySQL: the item's version to {@link #announce} after
+     * the commit, or -1 when the mirror tells every pod itself once it applied the change (its scripts do).
+     */
+    long returnedAtVersion(String sku);
+
+    /**
+     * The item changed in MySQL at {@code version} in a way a known level must not outlive (units back, a new sale
+     * window): every pod is told, this one at once, unless the mirror's own scripts tell them when they apply it.
+     * Never throws nor waits for Redis.
+     */
+    void announce(String sku, long version);
+
+    /** Whether the copy can be used now (for readiness). */
+    Readiness readiness();
 }

@@ -228,7 +228,7 @@ public class OrderService {
             CounterChange counters, Predicate<OrderStatus> settled, String verb) {
         if (transition(order, target, now)) {
             counters.apply(order.sku, order.quantity, now);
-            long returnedAt = kind == StockEvent.Kind.RETURNED && !mirror.active() ? Item.currentVersion(order.sku) : -1;
+            long returnedAt = kind == StockEvent.Kind.RETURNED ? mirror.returnedAtVersion(order.sku) : -1;
             return new Changed(OrderView.of(order), mirror.record(kind, order.sku, order.id, order.quantity, now),
                     true, returnedAt);
         }
@@ -271,7 +271,7 @@ public class OrderService {
      * item tag: persisting that item's pending entries persists the whole purchase.
      */
     private void persistIfPending(String id, boolean isPurchase) {
-        if (mirror.active() && OrderIds.isRecent(id, PENDING_WINDOW)
+        if (mirror.mayHavePending() && OrderIds.isRecent(id, PENDING_WINDOW)
                 && !(isPurchase ? Purchase.count("id", id) > 0 : PurchaseOrder.exists(id))) {
             mirror.persistPending(id);
         }

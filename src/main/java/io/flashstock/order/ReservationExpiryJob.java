@@ -99,8 +99,8 @@ public class ReservationExpiryJob {
     }
 
     /**
-     * Orders expired by one transaction, their RETURNED events for the mirror (none when it is inactive), and
-     * otherwise each item's version after its units came back.
+     * Orders expired by one transaction, their RETURNED events for the mirror (none when there is no copy to keep in
+     * step), and each item's version after its units came back where the mirror leaves announcing it to the caller.
      */
     private record Batch(int expired, List<StockEvent> events, Map<String, Long> returnedAt) {
     }
@@ -135,8 +135,9 @@ public class ReservationExpiryJob {
         Map<String, Long> returnedAt = new TreeMap<>();
         unitsBySku.forEach((sku, units) -> {
             Item.returnReserved(sku, units, now);
-            if (!mirror.active()) {
-                returnedAt.put(sku, Item.currentVersion(sku));
+            long version = mirror.returnedAtVersion(sku);
+            if (version >= 0) {
+                returnedAt.put(sku, version);
             }
         });
         List<StockEvent> events = new ArrayList<>(due.size());

@@ -59,17 +59,6 @@ public final class Lease implements AutoCloseable {
         return owner.release(this);
     }
 
-    /**
-     * Stops renewing without releasing, as a stop-the-world pause of this holder would. Only for tests that show
-     * what fencing does for a holder that outlived its lease.
-     */
-    void suspendRenewalForTest() {
-        ScheduledFuture<?> r = renewal;
-        if (r != null) {
-            r.cancel(false);
-        }
-    }
-
     @Override
     public void close() {
         release();

@@ -18,11 +18,16 @@ import org.junit.jupiter.api.Test;
 /**
  * The package layout (README, "Code layout"): imports point one way, from {@code config}/{@code error}/{@code support}
  * up through {@code db}, {@code redis}, {@code web}, {@code access}, {@code item}, {@code order} and {@code deduction} to the
- * strategies and the entry points. A plain unit test over the compiled classes: no Quarkus, no servers.
+ * strategies and the entry points ({@code purchase}, {@code health}), which nothing imports. {@code devservices}
+ * (embedded servers and tokens for dev mode and tests) stands aside: nothing imports it either. A plain unit test over
+ * the compiled classes: no Quarkus, no servers.
  */
 class LayoutTest {
 
     private static final String ROOT = "io.flashstock";
+    private static final String[] ENTRY_POINTS = { "purchase", "health" };
+    private static final String[] STRATEGIES = { ROOT + ".deduction.optimistic..", ROOT + ".deduction.lock..",
+            ROOT + ".deduction.lua.." };
     private static JavaClasses classes;
 
     @BeforeAll
@@ -56,6 +61,37 @@ class LayoutTest {
         layer("item").mayUse("config", "error", "support", "db", "redis", "web", "access").check(classes);
         layer("order").mayUse("config", "error", "support", "db", "redis", "web", "access", "item").check(classes);
         layer("deduction").mayUse("config", "error", "support", "db", "redis", "web", "access", "item", "order")
+                .check(classes);
+    }
+
+    /**
+     * {@code purchase} (the purchase and cart endpoints) and {@code health} (the probes) sit on top: they may use every
+     * layer, but no strategy's own package (they reach the strategy through {@code deduction}: ActiveStrategy,
+     * DeductionStrategy, and the StockMirror it chose), and nothing uses them, nor they each other.
+     */
+    @Test
+    void entryPointsSitOnTop() {
+        String[] below = { "config", "error", "support", "db", "redis", "web", "access", "item", "order", "deduction" };
+        for (String entry : ENTRY_POINTS) {
+            layer(entry).mayUse(below).check(classes);
+            noClasses().that().resideInAPackage(ROOT + "." + entry + "..")
+                    .should().dependOnClassesThat().resideInAnyPackage(STRATEGIES)
+                    .because("a strategy is chosen once, in deduction; an entry point asks deduction, not a strategy")
+                    .check(classes);
+            noClasses().that().resideOutsideOfPackage(ROOT + "." + entry + "..")
+                    .should().dependOnClassesThat().resideInAPackage(ROOT + "." + entry + "..")
+                    .because("entry points are the top of the layout: the code below must not depend on them")
+                    .check(classes);
+        }
+    }
+
+    /** Dev-mode and test helpers: the application must not need them (their libraries are not in the package). */
+    @Test
+    void nothingImportsDevServices() {
+        noClasses().that().resideOutsideOfPackage(ROOT + ".devservices..")
+                .should().dependOnClassesThat().resideInAPackage(ROOT + ".devservices..")
+                .because("devservices is reached only through its config source factories (META-INF/services), and "
+                        + "only in dev mode and tests")
                 .check(classes);
     }
 

@@ -49,6 +49,9 @@ class AvailabilityRedisFaultsTest {
     Availability availability;
 
     @Inject
+    UnitsBackChannel unitsBack;
+
+    @Inject
     RedisDataSource redis;
 
     /**
@@ -110,10 +113,10 @@ class AvailabilityRedisFaultsTest {
     @Test
     void aSubscriptionThatStopsHearingIsReplaced() {
         String sku = soldOutFromMemory("deaf");
-        String heartbeats = availability.heartbeatChannel();
+        String heartbeats = unitsBack.heartbeatChannel();
         assertEquals(1, subscribers(heartbeats));
 
-        availability.subscriber().unsubscribe(heartbeats);
+        unitsBack.subscriber().unsubscribe(heartbeats);
         assertTrue(Pause.until(() -> subscribers(heartbeats) == 0, 5_000), "the subscription no longer hears its "
                 + "heartbeat");
         availability.upkeep(); // a heartbeat goes out, and is not heard

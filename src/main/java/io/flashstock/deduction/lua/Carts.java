@@ -82,24 +82,11 @@ public class Carts {
     public record Opened(String reply, String purchaseId) {
     }
 
-    /** Test hook: where a cart request dies ({@link #crashAt}), as a pod killed there would. */
-    enum Crash {
-        NONE, AFTER_OPEN, AFTER_FIRST_LINE, AFTER_ABORT, AFTER_COMMIT
-    }
-
-    /** What a crash at a {@link Crash} point throws: an Error, so that no cleanup on the way catches it. */
-    static final class CrashedForTest extends Error {
-        CrashedForTest(Crash point) {
-            super("test: cart request crashed " + point, null, false, false);
-        }
-    }
-
-    private volatile Crash crash = Crash.NONE;
-
     private final RedisDataSource redis;
     private final HotStockScripts scripts;
     private final PendingStream stream;
     private final PendingOrderWriter writer;
+    private final Checkpoints checkpoints;
     private final long decideWithinMillis;
     private final long keyTtlSeconds;
     /**
@@ -110,26 +97,15 @@ public class Carts {
     private final long committedTtlSeconds;
 
     Carts(RedisDataSource redis, HotStockScripts scripts, PendingStream stream, PendingOrderWriter writer,
-            FlashstockConfig config) {
+            Checkpoints checkpoints, FlashstockConfig config) {
         this.redis = redis;
+        this.checkpoints = checkpoints;
         this.scripts = scripts;
         this.stream = stream;
         this.writer = writer;
         this.decideWithinMillis = config.lua().cartDecideWithin().toMillis();
         this.keyTtlSeconds = Math.max(1, config.lua().idempotencyTtl().toSeconds());
         this.committedTtlSeconds = Math.max(keyTtlSeconds, COMMITTED_RECORD_TTL.toSeconds());
-    }
-
-    /** Test hook: every cart request from now on dies at {@code point} ({@link Crash#NONE}: none does). */
-    void crashAt(Crash point) {
-        crash = point;
-    }
-
-    /** Dies here if a test asked for a crash at {@code point}. */
-    void checkpoint(Crash point) {
-        if (point != Crash.NONE && crash == point) {
-            throw new CrashedForTest(point);
-        }
     }
 
     /** Claims the cart's Idempotency-Key (if any) and opens its PENDING decision record, atomically. */
@@ -159,7 +135,7 @@ public class Carts {
         try {
             State state = decide(userId, purchaseId, idempotencyKey, List.of("ABORTED", purchaseId));
             if (state == State.ABORTED) {
-                checkpoint(Crash.AFTER_ABORT);
+                checkpoints.passed(Checkpoints.Step.CART_ABORTED);
                 giveBack(reserved);
             }
         } catch (RuntimeException e) {

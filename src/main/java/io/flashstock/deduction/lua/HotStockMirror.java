@@ -8,29 +8,31 @@ import java.util.Map;
 import java.util.Objects;
 
 import io.flashstock.config.FlashstockConfig;
-import io.flashstock.deduction.ActiveStrategy;
-import io.flashstock.deduction.StrategyName;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.error.UnavailableException;
-import io.flashstock.item.Availability;
 import io.flashstock.item.Item;
 import io.flashstock.item.ItemView;
 import io.flashstock.item.StockEvent;
+import io.flashstock.item.StockLevel;
 import io.flashstock.item.StockMirror;
+import io.flashstock.item.UnitsBackChannel;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.support.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.redis.datasource.RedisDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Typed;
 import org.jboss.logging.Logger;
 
 /**
  * The {@link StockMirror} of {@code redis-lua}: confirm, cancel, expiry and restock commit in MySQL first, with a
  * {@link StockEvent} row (the outbox); the event is then applied to the hot stock by an idempotent script and
- * deleted. {@link #sweep()} applies rows a crashed pod left behind. Does nothing under the other strategies.
+ * deleted. {@link #sweep()} applies rows a crashed pod left behind. Chosen only when redis-lua is the strategy
+ * ({@link RedisLuaStrategy#stockMirror()}); not a {@link StockMirror} bean by itself.
  */
 @ApplicationScoped
+@Typed(HotStockMirror.class)
 public class HotStockMirror implements StockMirror {
 
     private static final Logger LOG = Logger.getLogger(HotStockMirror.class);
@@ -50,27 +52,24 @@ public class HotStockMirror implements StockMirror {
     private final HotStockWarmer warmer;
     private final OrderRelay relay;
     private final ActiveItems items;
-    private final Availability availability;
-    private final ActiveStrategy strategy;
+    private final UnitsBackChannel unitsBack;
     private final FlashstockConfig.Lua settings;
 
     HotStockMirror(RedisDataSource redis, HotStockScripts scripts, HotStock hotStock, HotStockWarmer warmer,
-            OrderRelay relay, ActiveItems items, Availability availability, ActiveStrategy strategy,
-            FlashstockConfig config) {
+            OrderRelay relay, ActiveItems items, UnitsBackChannel unitsBack, FlashstockConfig config) {
         this.redis = redis;
         this.scripts = scripts;
         this.hotStock = hotStock;
         this.warmer = warmer;
         this.relay = relay;
         this.items = items;
-        this.availability = availability;
-        this.strategy = strategy;
+        this.unitsBack = unitsBack;
         this.settings = config.lua();
     }
 
     @Override
-    public boolean active() {
-        return strategy.is(StrategyName.REDIS_LUA);
+    public StockEvent record(StockEvent.Kind kind, String sku, String orderId, int quantity, Instant now) {
+        return StockEvent.record(kind, sku, orderId, quantity, now);
     }
 
     @Override
@@ -80,7 +79,7 @@ public class HotStockMirror implements StockMirror {
 
     /** {@link #apply}; returns how many of the events are done with (mirrored, or moot). */
     private int mirror(List<StockEvent> events) {
-        if (!active() || events.isEmpty()) {
+        if (events.isEmpty()) {
             return 0;
         }
         List<String> done = new ArrayList<>(events.size());
@@ -92,7 +91,7 @@ public class HotStockMirror implements StockMirror {
                     items.touch(event.sku);
                     done.add(event.id);
                     if (applied > 0 && event.kind != StockEvent.Kind.CONFIRMED) { // units back, or a new window
-                        availability.forget(event.sku, applied); // this pod at once; the others by the message
+                        unitsBack.learned(event.sku, applied); // this pod at once; the others by the message
                     }
                 } else if (event.createdAt.isBefore(moot)) {
                     done.add(event.id); // cold since: the next warm-up reads it from MySQL
@@ -165,15 +164,15 @@ public class HotStockMirror implements StockMirror {
     }
 
     @Override
-    public Availability.Level level(String sku) {
+    public StockLevel level(String sku) {
         items.touch(sku);
-        Availability.Level level = hotLevel(sku);
+        StockLevel level = hotLevel(sku);
         for (int attempt = 0; level == null && attempt < 2; attempt++) { // missing or stale: warm, read again
             try {
                 hotStock.prepare(sku);
             } catch (FlashstockException e) {
                 if (e.code() == ProblemCode.ITEM_NOT_FOUND) {
-                    return Availability.Level.NONE;
+                    return StockLevel.NONE;
                 }
                 throw e;
             }
@@ -186,13 +185,13 @@ public class HotStockMirror implements StockMirror {
     }
 
     /** The item's level as its hot stock of this pod's generation holds it; null when missing or stale. */
-    private Availability.Level hotLevel(String sku) {
+    private StockLevel hotLevel(String sku) {
         Map<String, String> fields = redis.hash(String.class).hmget(RedisKeys.stock(sku), "available", "seq", "gen",
                 "starts", "ends", "paused");
         if (fields.get("available") == null || !hotStock.isCurrent(fields.get("gen"))) {
             return null;
         }
-        return new Availability.Level(Integer.parseInt(fields.get("available")), Long.parseLong(fields.get("seq")),
+        return new StockLevel(Integer.parseInt(fields.get("available")), Long.parseLong(fields.get("seq")),
                 SaleFields.state(fields, this::redisNow));
     }
 
@@ -204,9 +203,6 @@ public class HotStockMirror implements StockMirror {
 
     @Override
     public ItemView current(ItemView stored) {
-        if (!active()) {
-            return stored;
-        }
         Map<String, String> hot = redis.hash(String.class).hmget(RedisKeys.stock(stored.sku()), "stock", "available",
                 "reserved", "sold", "gen");
         if (hot.get("available") == null || !hotStock.isCurrent(hot.get("gen"))) {
@@ -216,9 +212,15 @@ public class HotStockMirror implements StockMirror {
                 Integer.parseInt(hot.get("reserved")), Integer.parseInt(hot.get("sold")));
     }
 
+    /** Orders are recorded in the items' streams before MySQL has them (for a moment in write-through too). */
+    @Override
+    public boolean mayHavePending() {
+        return true;
+    }
+
     @Override
     public boolean persistPending(String orderId) {
-        if (!active() || settings.persistence() != FlashstockConfig.Persistence.WRITE_BEHIND) {
+        if (settings.persistence() != FlashstockConfig.Persistence.WRITE_BEHIND) {
             return false;
         }
         try {
@@ -228,5 +230,22 @@ public class HotStockMirror implements StockMirror {
         } catch (RuntimeException e) {
             throw new UnavailableException("Recent orders cannot be read now; try again.", e);
         }
+    }
+
+    /** The scripts that apply the event publish the units-back message themselves ({@link #apply}). */
+    @Override
+    public long returnedAtVersion(String sku) {
+        return -1;
+    }
+
+    /** Nothing: the scripts that change the hot stock tell every pod themselves. */
+    @Override
+    public void announce(String sku, long version) {
+        // announced by the mirror scripts
+    }
+
+    @Override
+    public Readiness readiness() {
+        return warmer.isReady() ? Readiness.READY : Readiness.NOT_READY;
     }
 }

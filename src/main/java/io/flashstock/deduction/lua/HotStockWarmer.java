@@ -12,12 +12,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.flashstock.config.FlashstockConfig;
-import io.flashstock.deduction.ActiveStrategy;
-import io.flashstock.deduction.StrategyName;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
-import io.flashstock.item.Availability;
 import io.flashstock.item.Item;
+import io.flashstock.item.UnitsBackChannel;
 import io.flashstock.redis.Lease;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.redis.RedisLock;
@@ -26,9 +24,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.redis.datasource.RedisDataSource;
-import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
 /**
@@ -61,28 +57,26 @@ public class HotStockWarmer {
     private final OrderRelay relay;
     private final ActiveItems items;
     private final HotStockScripts scripts;
-    private final ActiveStrategy strategy;
     private final StrategyLease strategyLease;
     private final FlashstockConfig.Lua settings;
     private final Counter cold;
-    private final Availability availability;
+    private final UnitsBackChannel unitsBack;
     /** The warm-up under way per item in this pod ({@link #prepare}). */
     private final Map<String, CompletableFuture<Void>> warming = new ConcurrentHashMap<>();
     /** The generation this pod uses; null until the scripts are loaded and the generation is known. */
     private volatile String generation;
 
     HotStockWarmer(RedisDataSource redis, RedisLock locks, OrderRelay relay, ActiveItems items, IdempotencyKeys keys,
-            HotStockScripts scripts, Availability availability, ActiveStrategy strategy, StrategyLease strategyLease,
+            HotStockScripts scripts, UnitsBackChannel unitsBack, StrategyLease strategyLease,
             FlashstockConfig config, MeterRegistry registry) {
         this.strategyLease = strategyLease;
-        this.availability = availability;
+        this.unitsBack = unitsBack;
         this.redis = redis;
         this.keys = keys;
         this.locks = locks;
         this.relay = relay;
         this.items = items;
         this.scripts = scripts;
-        this.strategy = strategy;
         this.settings = config.lua();
         this.cold = Counter.builder("flashstock.hotstock.cold")
                 .description("Items rebuilt from MySQL because Redis lost their hot stock or it was of an older "
@@ -90,10 +84,11 @@ public class HotStockWarmer {
                 .register(registry);
     }
 
-    void onStart(@Observes StartupEvent event) {
-        if (!strategy.is(StrategyName.REDIS_LUA)) {
-            return; // a MySQL strategy's pod drops the generation once it holds its lease (StrategyLease)
-        }
+    /**
+     * redis-lua was chosen ({@link RedisLuaStrategy#start()}): takes up the generation now, and again each time this
+     * pod gets its lease back. (A MySQL strategy's pod drops the generation once it holds its lease: StrategyLease.)
+     */
+    void activate() {
         strategyLease.whenRegained(this::begin);
         try {
             start();
@@ -153,7 +148,7 @@ public class HotStockWarmer {
             return false;
         }
         if (before != null) {
-            availability.forgetAll(); // what it knew came from hot stock that may be gone
+            unitsBack.lostTrack(); // what it knew came from hot stock that may be gone
             LOG.warnf("Hot-stock generation %s is gone (Redis restarted or lost data, or another strategy ran); "
                     + "items are rebuilt from MySQL under %s as they are used", before, current);
         }

@@ -5,8 +5,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.flashstock.config.FlashstockConfig;
-import io.flashstock.deduction.ActiveStrategy;
-import io.flashstock.deduction.StrategyName;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.redis.StrategyLease;
 import io.micrometer.core.instrument.Counter;
@@ -41,13 +39,15 @@ public class HotStockWatch {
     private final PendingStream stream;
     private final FlashstockConfig.Lua settings;
     private final Counter reconciled;
+    private final Inactive schedule;
     /** Per item: the last change counter seen, and since when it has not moved. */
     private final Map<String, long[]> quiet = new ConcurrentHashMap<>();
     /** When the quiet items were last reconciled (System.nanoTime). */
     private long lastReconcile;
 
     HotStockWatch(RedisDataSource redis, HotStockScripts scripts, HotStockWarmer warmer, HotStockMirror mirror,
-            ActiveItems items, PendingStream stream, FlashstockConfig config, MeterRegistry registry) {
+            ActiveItems items, PendingStream stream, Inactive schedule, FlashstockConfig config,
+            MeterRegistry registry) {
         this.redis = redis;
         this.scripts = scripts;
         this.warmer = warmer;
@@ -55,8 +55,14 @@ public class HotStockWatch {
         this.items = items;
         this.stream = stream;
         this.settings = config.lua();
+        this.schedule = schedule;
         this.reconciled = Counter.builder("flashstock.hotstock.reconciled")
                 .description("Items whose hot counters were corrected from MySQL").register(registry);
+    }
+
+    /** redis-lua was chosen ({@link RedisLuaStrategy#start()}): the watch runs from now on, while the lease is held. */
+    void start() {
+        schedule.start();
     }
 
     @Scheduled(identity = "hot-stock-watch", every = "${flashstock.lua.watch-interval:1s}",
@@ -119,22 +125,26 @@ public class HotStockWatch {
     }
 
     /**
-     * Skips the scheduled watch where the strategy is not redis-lua, and while this pod does not hold its strategy
-     * lease (pods of a MySQL strategy serve: the hot stock is not this pod's to warm or correct).
+     * Skips the scheduled watch until redis-lua started it (under another strategy: always, and the watch is never
+     * created), and while this pod does not hold its strategy lease (pods of a MySQL strategy serve: the hot stock is
+     * not this pod's to warm or correct).
      */
     @Singleton
     public static class Inactive implements Scheduled.SkipPredicate {
-        private final ActiveStrategy strategy;
         private final StrategyLease lease;
+        private volatile boolean started;
 
-        Inactive(ActiveStrategy strategy, StrategyLease lease) {
-            this.strategy = strategy;
+        Inactive(StrategyLease lease) {
             this.lease = lease;
+        }
+
+        void start() {
+            started = true;
         }
 
         @Override
         public boolean test(ScheduledExecution execution) {
-            return !strategy.is(StrategyName.REDIS_LUA) || !lease.held();
+            return !started || !lease.held();
         }
     }
 }

@@ -5,25 +5,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.flashstock.config.FlashstockConfig;
-import io.flashstock.deduction.ActiveStrategy;
-import io.flashstock.deduction.StrategyName;
 import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.order.OrderIds;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Reception;
 import org.jboss.logging.Logger;
 
 /**
@@ -39,8 +35,9 @@ import org.jboss.logging.Logger;
  * take everything of one item at once (a hot stock about to be rebuilt; an order looked up right after its 201,
  * whose id names its item's tag).
  *
- * <p>Metrics: {@code flashstock.relay.persisted}, {@code flashstock.relay.rejected}, {@code flashstock.relay.pending}
- * (entries seen unpersisted in the last round) and {@code flashstock.relay.lag} (age of the oldest, seconds).
+ * <p>Metrics: {@code flashstock.relay.pending} (entries seen unpersisted in the last round) and
+ * {@code flashstock.relay.lag} (age of the oldest, seconds); {@link RelaySettler} counts what was persisted and
+ * rejected.
  */
 @ApplicationScoped
 public class OrderRelay {
@@ -52,41 +49,31 @@ public class OrderRelay {
     private final PendingStream stream;
     private final PendingOrderWriter writer;
     private final FlashstockConfig.Lua settings;
-    private final ActiveStrategy strategy;
     private final PodIdentity pod;
     private final ActiveItems items;
     private final Carts carts;
-    private final IdempotencyKeys keys;
+    private final RelaySettler settler;
     private final boolean writeBehind;
     /** When the last round over every item with work ran (System.nanoTime). */
     private long lastFullRound;
     /** One round or drain at a time; a lookup waits for it only so long. */
     private final ReentrantLock rounds = new ReentrantLock();
     private final Semaphore wake = new Semaphore(0);
-    private final Counter persisted;
-    private final Counter rejected;
     private final AtomicLong pending = new AtomicLong();
     private final AtomicLong oldestMillis = new AtomicLong();
     private volatile Thread thread;
     private volatile boolean stopping;
-    private volatile boolean crashAfterCommit;
 
     OrderRelay(PendingStream stream, PendingOrderWriter writer, PodIdentity pod, ActiveItems items, Carts carts,
-            IdempotencyKeys keys, ActiveStrategy strategy, FlashstockConfig config, MeterRegistry registry) {
+            RelaySettler settler, FlashstockConfig config, MeterRegistry registry) {
         this.stream = stream;
-        this.keys = keys;
+        this.settler = settler;
         this.carts = carts;
         this.items = items;
         this.writer = writer;
         this.pod = pod;
-        this.strategy = strategy;
         this.settings = config.lua();
         this.writeBehind = settings.persistence() == FlashstockConfig.Persistence.WRITE_BEHIND;
-        this.persisted = Counter.builder("flashstock.relay.persisted")
-                .description("Pending orders the relay inserted into MySQL").register(registry);
-        this.rejected = Counter.builder("flashstock.relay.rejected")
-                .description("Acknowledged orders MySQL refused for lack of units (Redis had stale stock)")
-                .register(registry);
         Gauge.builder("flashstock.relay.pending", pending, AtomicLong::get)
                 .description("Pending orders seen not yet in MySQL in the relay's last round").register(registry);
         Gauge.builder("flashstock.relay.lag", oldestMillis,
@@ -95,17 +82,16 @@ public class OrderRelay {
                 .baseUnit("seconds").register(registry);
     }
 
-    void onStart(@Observes StartupEvent event) {
-        if (!strategy.is(StrategyName.REDIS_LUA)) {
-            return;
-        }
+    /** Starts the relay's thread: redis-lua was chosen ({@link RedisLuaStrategy#start()}). */
+    void start() {
         Thread relay = new Thread(this::loop, "flashstock-order-relay");
         relay.setDaemon(true);
         thread = relay;
         relay.start();
     }
 
-    void onStop(@Observes ShutdownEvent event) {
+    /** Lets a running batch finish; a relay never created (another strategy) is not created for this. */
+    void onStop(@Observes(notifyObserver = Reception.IF_EXISTS) ShutdownEvent event) {
         stopping = true;
         wake.release();
         Thread relay = thread;
@@ -116,11 +102,6 @@ public class OrderRelay {
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    /** Test hook: fail after the MySQL commit, before the stream entries are removed, as a crashing pod would. */
-    void crashAfterCommitForTest(boolean crash) {
-        crashAfterCommit = crash;
     }
 
     /** A purchase of {@code sku} acknowledged by this pod (write-behind): persist soon. */
@@ -286,7 +267,7 @@ public class OrderRelay {
         }
         PendingOrderWriter.Persisted result = writer.persist(sku, entries);
         Map<String, Outcome> outcomes = result.outcomes();
-        tally[0] += settle(sku, entries, result);
+        tally[0] += settler.settle(sku, entries, result);
         for (PendingOrder entry : entries) {
             if (!outcomes.containsKey(entry.orderId())) {
                 tally[1]++;
@@ -296,54 +277,8 @@ public class OrderRelay {
         return decided + outcomes.size();
     }
 
-    /** This pod's relay in the streams' consumer group (write-through requests read as the pod id itself). */
     private String consumer() {
-        return pod.id() + "/relay";
-    }
-
-    /**
-     * Removes the entries of persisted orders and takes back the ones MySQL did not take. Returns the number
-     * inserted.
-     */
-    int settle(String sku, List<PendingOrder> orders, PendingOrderWriter.Persisted result) {
-        Map<String, Outcome> outcomes = result.outcomes();
-        if (crashAfterCommit) {
-            throw new IllegalStateException("test: relay crashed after its MySQL commit");
-        }
-        List<String> done = new ArrayList<>();
-        int inserted = 0;
-        for (PendingOrder order : orders) {
-            Outcome outcome = outcomes.get(order.orderId());
-            if (outcome == null) {
-                continue; // not decided (MySQL failed for it alone): the entry stays for the next round
-            }
-            if ((outcome == Outcome.DUPLICATE_KEY || outcome == Outcome.SOLD_OUT) && writer.stored(order.orderId())) {
-                done.add(order.entryId()); // another writer stored it meanwhile: never take back a stored order
-                continue;
-            }
-            switch (outcome) {
-                case INSERTED -> {
-                    inserted++;
-                    done.add(order.entryId());
-                }
-                case PRESENT -> done.add(order.entryId());
-                case DUPLICATE_KEY -> {
-                    LOG.warnf("Order %s of %s repeats the Idempotency-Key of an order in MySQL (Redis had lost the "
-                            + "key); its units go back", order.orderId(), sku);
-                    stream.undo(order, true, consumer());
-                    keys.rememberOwner(order);
-                }
-                case SOLD_OUT -> {
-                    rejected.increment();
-                    LOG.errorf("MySQL has no units for acknowledged order %s of %s (Redis had stale stock); the "
-                            + "order is dropped", order.orderId(), sku);
-                    stream.undo(order, false, consumer());
-                }
-            }
-        }
-        stream.settle(sku, done, result.inserted(orders), result.version());
-        persisted.increment(inserted);
-        return inserted;
+        return pod.relay();
     }
 
     private static void sleepQuietly(long millis) {

@@ -17,4 +17,9 @@ public class PodIdentity {
     public String id() {
         return id;
     }
+
+    /** This pod's relay in the streams' consumer group (write-through requests read as the pod {@link #id} itself). */
+    public String relay() {
+        return id + "/relay";
+    }
 }

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.CartCommand;
@@ -23,15 +23,14 @@ import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Availability;
-import io.flashstock.item.SaleWindow;
+import io.flashstock.item.StockMirror;
 import io.flashstock.order.OrderIds;
 import io.flashstock.order.OrderStatus;
 import io.flashstock.order.OrderView;
 import io.flashstock.order.PurchaseOrder;
-import io.flashstock.order.PurchaseView;
+import io.flashstock.redis.StrategyLease;
 import io.flashstock.support.Timestamps;
 import io.flashstock.support.Workers;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -65,17 +64,24 @@ public class RedisLuaStrategy implements DeductionStrategy {
     private final Duration reservationTtl;
     private final boolean writeThrough;
     private final Combiner<PendingOrder, Written> combiner;
-    private final Counter busy;
+    private final Refusals refusals;
     private final Availability availability;
-    private final Carts carts;
+    private final CartPurchases cartPurchases;
     private final IdempotencyKeys keys;
+    private final HotStockMirror mirror;
+    private final HotStockWarmer warmer;
+    private final HotStockWatch watch;
 
     RedisLuaStrategy(HotStock hotStock, OrderRelay relay, PendingOrderWriter writer, PendingStream stream,
-            PodIdentity pod, Availability availability, Carts carts, IdempotencyKeys keys, FlashstockConfig config,
+            PodIdentity pod, Availability availability, CartPurchases cartPurchases, IdempotencyKeys keys,
+            HotStockMirror mirror, HotStockWarmer warmer, HotStockWatch watch, FlashstockConfig config,
             MeterRegistry registry) {
         this.hotStock = hotStock;
+        this.mirror = mirror;
+        this.warmer = warmer;
+        this.watch = watch;
         this.keys = keys;
-        this.carts = carts;
+        this.cartPurchases = cartPurchases;
         this.availability = availability;
         this.relay = relay;
         this.writer = writer;
@@ -88,15 +94,37 @@ public class RedisLuaStrategy implements DeductionStrategy {
                 DistributionSummary.builder("flashstock.lua.write-through.batch.size")
                         .description("Orders persisted together in one write-through transaction")
                         .register(registry));
-        this.busy = Counter.builder("flashstock.lua.busy")
-                .description("Write-behind purchases refused with 503 because the item's pending orders reached "
-                        + "flashstock.lua.max-pending (the relays lag behind)")
-                .register(registry);
+        this.refusals = new Refusals(registry);
     }
 
     @Override
     public StrategyName name() {
         return StrategyName.REDIS_LUA;
+    }
+
+    /** The hot stock: every change MySQL commits outside a purchase is mirrored into it. */
+    @Override
+    public Optional<StockMirror> stockMirror() {
+        return Optional.of(mirror);
+    }
+
+    @Override
+    public StrategyLease.Family leaseFamily() {
+        return StrategyLease.Family.REDIS;
+    }
+
+    /** In write-behind a purchase does not touch MySQL: the pod sells on, and its relay catches up. */
+    @Override
+    public boolean purchasesNeedDatabase() {
+        return writeThrough;
+    }
+
+    /** The hot stock's generation, the relay and the watch: nothing of them runs under another strategy. */
+    @Override
+    public void start() {
+        warmer.activate();
+        relay.start();
+        watch.start();
     }
 
     @Override
@@ -133,7 +161,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
             return replay(command, decision);
         }
         if (decision.reply() != PurchaseReply.OK) {
-            throw refusal(command, decision, now);
+            throw refusals.of(command, decision, now);
         }
         PendingOrder order = new PendingOrder(decision.entryId(), decision.orderId(), command.sku(), command.userId(),
                 command.quantity(), command.idempotencyKey(), command.fingerprint(), now, decision.expiresAt(),
@@ -145,139 +173,10 @@ public class RedisLuaStrategy implements DeductionStrategy {
         return persistNow(command, order);
     }
 
-    /** Why the purchase script refused {@code command} (any reply but OK and REPLAY). */
-    private FlashstockException refusal(PurchaseCommand command, Decision decision, Instant now) {
-        return switch (decision.reply()) {
-            case KEY_REUSED -> FlashstockException.keyReused();
-            case SOLD_OUT -> FlashstockException.soldOut(command.sku(), command.quantity());
-            case LIMIT -> FlashstockException.purchaseLimit(command.sku(), (int) decision.limit());
-            case PAUSED -> FlashstockException.salePaused(command.sku());
-            case ENDED -> FlashstockException.saleEnded(command.sku(), null);
-            case NOT_STARTED -> FlashstockException.saleNotStarted(command.sku(), now.plusMillis(decision.limit()),
-                    SaleWindow.secondsUntil(decision.limit()));
-            case BUSY -> {
-                busy.increment();
-                yield new UnavailableException("Orders of this item are still being recorded; nothing was changed, "
-                        + "try again.");
-            }
-            // VOID: this order id was given up on already, which cannot happen for a fresh id; COLD and STALE never
-            // return (the item is warmed and asked again); OK and REPLAY are not refusals.
-            case OK, REPLAY, VOID, COLD, STALE -> new UnavailableException(
-                    "The purchase was abandoned; nothing was changed, try again.");
-        };
-    }
-
-    /**
-     * A cart ({@link Carts}): its decision record opened (claiming the Idempotency-Key), each line reserved in sku
-     * order by the purchase script with the cart's id in its entry, then COMMITTED by compare-and-set and persisted
-     * as a whole (write-through: now; write-behind: by the relays). A refused line aborts the cart and gives back the
-     * lines reserved before it, before the refusal is answered.
-     */
+    /** A cart: {@link CartPurchases}. */
     @Override
     public CartOutcome purchase(CartCommand cart) {
-        return purchase(cart, true);
-    }
-
-    /** {@code mayRetry}: whether a key held by a dead request's cart may be released and the cart run anew, once. */
-    private CartOutcome purchase(CartCommand cart, boolean mayRetry) {
-        if (cart.hasIdempotencyKey()) {
-            // MySQL keeps every key for good; Redis only for idempotency-ttl: a late retry is found here.
-            CartOutcome stored = QuarkusTransaction.requiringNew().call(() -> Replays.cartReplayOrNull(cart));
-            if (stored != null) {
-                return stored;
-            }
-        }
-        String purchaseId = OrderIds.next(cart.lines().get(0).sku());
-        Carts.Opened opened = carts.open(cart, purchaseId);
-        switch (opened.reply()) {
-            case "KEY_REUSED" -> throw FlashstockException.keyReused();
-            case "REPLAY" -> {
-                return replayCart(cart, opened.purchaseId(), mayRetry);
-            }
-            default -> carts.checkpoint(Carts.Crash.AFTER_OPEN); // opened: PENDING
-        }
-        Instant now = Timestamps.now();
-        List<Carts.Line> reserved = new ArrayList<>(cart.lines().size());
-        Instant expires = null;
-        try {
-            for (CartCommand.Line line : cart.lines()) {
-                PurchaseCommand command = cart.line(line);
-                String orderId = OrderIds.next(line.sku());
-                Decision decision;
-                try {
-                    decision = hotStock.purchase(command, orderId, now, now.plus(reservationTtl), purchaseId);
-                } catch (FlashstockException e) {
-                    throw e.code() == ProblemCode.ITEM_NOT_FOUND ? e.forLine(line.sku()) : e; // found warming it
-                }
-                if (decision.seq() >= 0) {
-                    availability.observed(line.sku(), decision.available(), decision.seq());
-                }
-                if (decision.reply() != PurchaseReply.OK) {
-                    throw refusal(command, decision, now).forLine(line.sku());
-                }
-                reserved.add(new Carts.Line(line.sku(), line.quantity(), orderId, decision.entryId(),
-                        decision.epoch()));
-                if (reserved.size() == 1) {
-                    carts.checkpoint(Carts.Crash.AFTER_FIRST_LINE);
-                }
-                expires = expires == null || decision.expiresAt().isBefore(expires) ? decision.expiresAt() : expires;
-            }
-        } catch (RuntimeException e) {
-            carts.abandon(cart.userId(), purchaseId, cart.idempotencyKey(), reserved);
-            throw e;
-        }
-        Carts.Committed committed = new Carts.Committed(purchaseId, cart.userId(), cart.idempotencyKey(),
-                cart.fingerprint(), now, expires, reserved);
-        Carts.State state;
-        try {
-            state = carts.commit(committed);
-        } catch (RuntimeException e) {
-            throw FlashstockException.outcomeUnknown(e); // decided or not, a relay finishes it after the deadline
-        }
-        if (state != Carts.State.COMMITTED) {
-            carts.giveBack(reserved); // a relay aborted it past its deadline and gives the lines back too: once each
-            throw new UnavailableException("The purchase took too long and was given up; nothing was changed, "
-                    + "try again.");
-        }
-        carts.checkpoint(Carts.Crash.AFTER_COMMIT);
-        if (!writeThrough) {
-            reserved.forEach(line -> relay.wake(line.sku()));
-            return new CartOutcome(committed.view(), false);
-        }
-        Outcome outcome;
-        try {
-            outcome = carts.persist(committed);
-        } catch (RuntimeException e) {
-            // COMMITTED in Redis: a relay persists it once claim-after has passed; a retry with the same
-            // Idempotency-Key gets it.
-            throw FlashstockException.outcomeUnknown(e);
-        }
-        return switch (outcome) {
-            case INSERTED, PRESENT -> new CartOutcome(committed.view(), false);
-            case DUPLICATE_KEY -> QuarkusTransaction.requiringNew().call(() -> Replays.cartReplayOrNull(cart));
-            case SOLD_OUT -> throw FlashstockException.soldOut(reserved.get(0).sku(), reserved.get(0).quantity())
-                    .forLine(reserved.get(0).sku());
-        };
-    }
-
-    /**
-     * The purchase an Idempotency-Key made: from MySQL, or (write-behind) from its COMMITTED record on its way there.
-     * Still being decided or stored → 409 request-in-progress.
-     */
-    private CartOutcome replayCart(CartCommand cart, String purchaseId, boolean mayRetry) {
-        PurchaseView stored = QuarkusTransaction.requiringNew().call(() -> Replays.cartView(purchaseId));
-        if (stored != null) {
-            return new CartOutcome(stored, true);
-        }
-        Carts.Committed committed = writeThrough ? null : carts.committed(cart.userId(), purchaseId);
-        if (committed != null) {
-            return new CartOutcome(committed.view(), true);
-        }
-        if (mayRetry && carts.abortIfDue(cart.userId(), purchaseId) == Carts.State.ABORTED) {
-            // The first request died before deciding (or was refused): nothing is held for the key; run anew.
-            return purchase(cart, false);
-        }
-        throw FlashstockException.requestInProgress();
+        return cartPurchases.purchase(cart);
     }
 
     /** Write-through: the order in MySQL before answering, or the purchase taken back. */

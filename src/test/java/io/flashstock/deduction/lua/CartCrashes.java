@@ -25,11 +25,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * redis-lua multi-item purchases whose request dies at each point of the cart's saga (docs/multi-item-purchases.md,
- * "Crash points"), one subclass per persistence mode. A test hook makes every cart request die at one point by an
- * Error that no cleanup on the way catches, as a killed pod would leave things. Whatever the point, afterwards every
- * line's units are back (or the whole purchase is in MySQL), within the bound: {@code cart-decide-within} (1 s here)
- * plus a relay round, and in write-through {@code claim-after} (2 s here) before a relay takes over a dead request's
- * entries. No purchase is ever in MySQL with only some of its lines.
+ * "Crash points"), one subclass per persistence mode. {@link Crashes}, the tests' {@link Checkpoints}, makes every
+ * cart request die at one point by an Error that no cleanup on the way catches, as a killed pod would leave things.
+ * Whatever the point, afterwards every line's units are back (or the whole purchase is in MySQL), within the bound:
+ * {@code cart-decide-within} (1 s here) plus a relay round, and in write-through {@code claim-after} (2 s here) before
+ * a relay takes over a dead request's entries. No purchase is ever in MySQL with only some of its lines.
  */
 abstract class CartCrashes {
 
@@ -37,14 +37,14 @@ abstract class CartCrashes {
     static final Duration BOUND = Duration.ofSeconds(15);
 
     @Inject
-    Carts carts;
+    Crashes crashes;
 
     @Inject
     RedisDataSource redis;
 
     @AfterEach
     void noMoreCrashes() {
-        carts.crashAt(Carts.Crash.NONE);
+        crashes.none();
     }
 
     /** The test profiles: the strategy's own, with a short decision deadline so that the bound is short. */
@@ -58,9 +58,9 @@ abstract class CartCrashes {
     void diedAfterOpeningHoldsNothingAndItsKeyRunsAnew() {
         String[] skus = CartContract.items("open", 10, 10);
         String key = "crash-" + UUID.randomUUID();
-        carts.crashAt(Carts.Crash.AFTER_OPEN);
+        crashes.crashAt(Checkpoints.Step.CART_OPENED);
         cart("u-open", key, skus).then().statusCode(500);
-        carts.crashAt(Carts.Crash.NONE);
+        crashes.none();
         assertCounters(skus[0], 10, 10, 0, 0);
         assertCounters(skus[1], 10, 10, 0, 0);
         // The retry finds the key held by a cart nobody decides; once past its deadline the cart is aborted, the key
@@ -74,9 +74,9 @@ abstract class CartCrashes {
     @Test
     void diedAfterItsFirstLineGivesThatLineBack() {
         String[] skus = CartContract.items("first", 10, 10, 10);
-        carts.crashAt(Carts.Crash.AFTER_FIRST_LINE);
+        crashes.crashAt(Checkpoints.Step.CART_FIRST_LINE);
         cart("u-first", null, skus).then().statusCode(500);
-        carts.crashAt(Carts.Crash.NONE);
+        crashes.none();
         assertEquals("9", redis.hash(String.class).hget(RedisKeys.stock(skus[0]), "available"),
                 "the first line's unit, held in Redis by the dead request");
         awaitCounters(skus[0], 10, 10, 0, 0);
@@ -89,13 +89,13 @@ abstract class CartCrashes {
     @Test
     void diedAfterAbortingGivesEveryReservedLineBack() {
         String[] skus = CartContract.items("abort", 10, 10, 1);
-        carts.crashAt(Carts.Crash.AFTER_ABORT);
+        crashes.crashAt(Checkpoints.Step.CART_ABORTED);
         // The last line asks for more than there is: refused, the cart ABORTED, then the request dies before it gives
         // the first two lines back.
         given().contentType(ContentType.JSON).body("{\"userId\":\"u-abort\",\"lines\":[{\"sku\":\"" + skus[0]
                 + "\",\"quantity\":1},{\"sku\":\"" + skus[1] + "\",\"quantity\":2},{\"sku\":\"" + skus[2]
                 + "\",\"quantity\":5}]}").post("/purchases").then().statusCode(500);
-        carts.crashAt(Carts.Crash.NONE);
+        crashes.none();
         awaitCounters(skus[0], 10, 10, 0, 0);
         awaitCounters(skus[1], 10, 10, 0, 0);
         assertCounters(skus[2], 1, 1, 0, 0);
@@ -107,9 +107,9 @@ abstract class CartCrashes {
     void diedAfterCommittingIsStoredWholeAndItsKeyFindsIt() {
         String[] skus = CartContract.items("commit", 10, 10);
         String key = "crash-" + UUID.randomUUID();
-        carts.crashAt(Carts.Crash.AFTER_COMMIT);
+        crashes.crashAt(Checkpoints.Step.CART_COMMITTED);
         cart("u-commit", key, skus).then().statusCode(500);
-        carts.crashAt(Carts.Crash.NONE);
+        crashes.none();
         long deadline = System.nanoTime() + BOUND.toNanos();
         while (Db.count("SELECT COUNT(*) FROM purchase WHERE user_id = ?", "u-commit") == 0
                 && System.nanoTime() < deadline) {

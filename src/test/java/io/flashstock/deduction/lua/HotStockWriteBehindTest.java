@@ -50,6 +50,9 @@ class HotStockWriteBehindTest extends HotStockResilience {
     OrderRelay relay;
 
     @Inject
+    Crashes crashes;
+
+    @Inject
     HotStock hotStock;
 
     @Inject
@@ -105,7 +108,8 @@ class HotStockWriteBehindTest extends HotStockResilience {
         createItem(sku, 100, 0);
         // Warm the item first: this test is about the relay, not a burst of first purchases of a cold item.
         given().get("/items/" + sku + "/availability").then().statusCode(200);
-        relay.crashAfterCommitForTest(true); // every round commits its batch in MySQL, then dies before removing it
+        // Every round commits its batch in MySQL, then dies before removing it.
+        crashes.crashAt(Checkpoints.Step.RELAY_COMMITTED);
         try {
             List<Reply> replies = Http.concurrently(60, 16, i -> Http.post("/items/" + sku + "/purchases",
                     "{\"userId\":\"r-" + i + "\",\"quantity\":1}").build());
@@ -115,7 +119,7 @@ class HotStockWriteBehindTest extends HotStockResilience {
             assertEquals(60, redis.stream(String.class).xlen(RedisKeys.orders(sku)), "entries still pending");
             assertCounters(sku, 100, 40, 60, 0);
         } finally {
-            relay.crashAfterCommitForTest(false);
+            crashes.none();
         }
         long deadline = System.currentTimeMillis() + 5_000;
         while (redis.stream(String.class).xlen(RedisKeys.orders(sku)) > 0 && System.currentTimeMillis() < deadline) {

@@ -45,7 +45,7 @@ class HotStockWriteThroughTest extends HotStockResilience {
     PendingOrderWriter writer;
 
     @Inject
-    OrderRelay relay;
+    RelaySettler settler;
 
     @Override
     boolean everyAcknowledgedOrderSurvivesDataLoss() {
@@ -133,7 +133,7 @@ class HotStockWriteThroughTest extends HotStockResilience {
             assertTrue(redis.hash(String.class).hexists(RedisKeys.held(warmFirst), order.orderId()));
         }
         // Settling the same commit again changes nothing: the orders are held now.
-        relay.settle(warmFirst, early, new PendingOrderWriter.Persisted(
+        settler.settle(warmFirst, early, new PendingOrderWriter.Persisted(
                 early.stream().collect(Collectors.toMap(PendingOrder::orderId, o -> PendingOrderWriter.Outcome.INSERTED)),
                 Long.MAX_VALUE));
         assertEquals("7", hot(warmFirst).get("available"));
@@ -163,7 +163,7 @@ class HotStockWriteThroughTest extends HotStockResilience {
         assertEquals(Map.of(first.orderId(), PendingOrderWriter.Outcome.INSERTED,
                 again.orderId(), PendingOrderWriter.Outcome.DUPLICATE_KEY,
                 other.orderId(), PendingOrderWriter.Outcome.INSERTED), persisted.outcomes());
-        assertEquals(2, relay.settle(sku, batch, persisted));
+        assertEquals(2, settler.settle(sku, batch, persisted));
 
         assertEquals(java.util.Set.of(first.orderId(), other.orderId()), java.util.Set.copyOf(Db.orderIds(sku)));
         assertCounters(sku, 10, 8, 2, 0);
@@ -204,7 +204,7 @@ class HotStockWriteThroughTest extends HotStockResilience {
     /** What the request (or a relay) does with its orders: commit them in MySQL, then settle them in Redis. */
     private void commit(String sku, List<PendingOrder> orders) {
         if (!orders.isEmpty()) {
-            relay.settle(sku, orders, writer.persist(sku, orders));
+            settler.settle(sku, orders, writer.persist(sku, orders));
         }
     }
 }

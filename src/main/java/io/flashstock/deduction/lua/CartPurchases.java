@@ -1,0 +1,163 @@
+package io.flashstock.deduction.lua;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.flashstock.config.FlashstockConfig;
+import io.flashstock.deduction.CartCommand;
+import io.flashstock.deduction.CartOutcome;
+import io.flashstock.deduction.PurchaseCommand;
+import io.flashstock.deduction.Replays;
+import io.flashstock.deduction.lua.HotStock.Decision;
+import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
+import io.flashstock.error.FlashstockException;
+import io.flashstock.error.ProblemCode;
+import io.flashstock.error.UnavailableException;
+import io.flashstock.item.Availability;
+import io.flashstock.order.OrderIds;
+import io.flashstock.order.PurchaseView;
+import io.flashstock.support.Timestamps;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * One cart request of {@code redis-lua} through the saga of {@link Carts} (docs/multi-item-purchases.md): its decision
+ * record opened (claiming the Idempotency-Key), each line reserved in sku order by the purchase script with the cart's
+ * id in its entry, then COMMITTED by compare-and-set and persisted as a whole (write-through: now; write-behind: by the
+ * relays). A refused line aborts the cart and gives back the lines reserved before it, before the refusal is answered.
+ * Apart from {@link Carts}, whose records and persistence the relays share, so that they need not know the request.
+ */
+@ApplicationScoped
+public class CartPurchases {
+
+    private final HotStock hotStock;
+    private final Carts carts;
+    private final OrderRelay relay;
+    private final Availability availability;
+    private final Refusals refusals;
+    private final Checkpoints checkpoints;
+    private final Duration reservationTtl;
+    private final boolean writeThrough;
+
+    CartPurchases(HotStock hotStock, Carts carts, OrderRelay relay, Availability availability,
+            Checkpoints checkpoints, FlashstockConfig config, MeterRegistry registry) {
+        this.checkpoints = checkpoints;
+        this.hotStock = hotStock;
+        this.carts = carts;
+        this.relay = relay;
+        this.availability = availability;
+        this.refusals = new Refusals(registry);
+        this.reservationTtl = config.reservationTtl();
+        this.writeThrough = config.lua().persistence() == FlashstockConfig.Persistence.WRITE_THROUGH;
+    }
+
+    /** The cart, all lines or none ({@link io.flashstock.deduction.DeductionStrategy#purchase(CartCommand)}). */
+    public CartOutcome purchase(CartCommand cart) {
+        return purchase(cart, true);
+    }
+
+    /** {@code mayRetry}: whether a key held by a dead request's cart may be released and the cart run anew, once. */
+    private CartOutcome purchase(CartCommand cart, boolean mayRetry) {
+        if (cart.hasIdempotencyKey()) {
+            // MySQL keeps every key for good; Redis only for idempotency-ttl: a late retry is found here.
+            CartOutcome stored = QuarkusTransaction.requiringNew().call(() -> Replays.cartReplayOrNull(cart));
+            if (stored != null) {
+                return stored;
+            }
+        }
+        String purchaseId = OrderIds.next(cart.lines().get(0).sku());
+        Carts.Opened opened = carts.open(cart, purchaseId);
+        switch (opened.reply()) {
+            case "KEY_REUSED" -> throw FlashstockException.keyReused();
+            case "REPLAY" -> {
+                return replayCart(cart, opened.purchaseId(), mayRetry);
+            }
+            default -> checkpoints.passed(Checkpoints.Step.CART_OPENED); // opened: PENDING
+        }
+        Instant now = Timestamps.now();
+        List<Carts.Line> reserved = new ArrayList<>(cart.lines().size());
+        Instant expires = null;
+        try {
+            for (CartCommand.Line line : cart.lines()) {
+                PurchaseCommand command = cart.line(line);
+                String orderId = OrderIds.next(line.sku());
+                Decision decision;
+                try {
+                    decision = hotStock.purchase(command, orderId, now, now.plus(reservationTtl), purchaseId);
+                } catch (FlashstockException e) {
+                    throw e.code() == ProblemCode.ITEM_NOT_FOUND ? e.forLine(line.sku()) : e; // found warming it
+                }
+                if (decision.seq() >= 0) {
+                    availability.observed(line.sku(), decision.available(), decision.seq());
+                }
+                if (decision.reply() != PurchaseReply.OK) {
+                    throw refusals.of(command, decision, now).forLine(line.sku());
+                }
+                reserved.add(new Carts.Line(line.sku(), line.quantity(), orderId, decision.entryId(),
+                        decision.epoch()));
+                if (reserved.size() == 1) {
+                    checkpoints.passed(Checkpoints.Step.CART_FIRST_LINE);
+                }
+                expires = expires == null || decision.expiresAt().isBefore(expires) ? decision.expiresAt() : expires;
+            }
+        } catch (RuntimeException e) {
+            carts.abandon(cart.userId(), purchaseId, cart.idempotencyKey(), reserved);
+            throw e;
+        }
+        Carts.Committed committed = new Carts.Committed(purchaseId, cart.userId(), cart.idempotencyKey(),
+                cart.fingerprint(), now, expires, reserved);
+        Carts.State state;
+        try {
+            state = carts.commit(committed);
+        } catch (RuntimeException e) {
+            throw FlashstockException.outcomeUnknown(e); // decided or not, a relay finishes it after the deadline
+        }
+        if (state != Carts.State.COMMITTED) {
+            carts.giveBack(reserved); // a relay aborted it past its deadline and gives the lines back too: once each
+            throw new UnavailableException("The purchase took too long and was given up; nothing was changed, "
+                    + "try again.");
+        }
+        checkpoints.passed(Checkpoints.Step.CART_COMMITTED);
+        if (!writeThrough) {
+            reserved.forEach(line -> relay.wake(line.sku()));
+            return new CartOutcome(committed.view(), false);
+        }
+        Outcome outcome;
+        try {
+            outcome = carts.persist(committed);
+        } catch (RuntimeException e) {
+            // COMMITTED in Redis: a relay persists it once claim-after has passed; a retry with the same
+            // Idempotency-Key gets it.
+            throw FlashstockException.outcomeUnknown(e);
+        }
+        return switch (outcome) {
+            case INSERTED, PRESENT -> new CartOutcome(committed.view(), false);
+            case DUPLICATE_KEY -> QuarkusTransaction.requiringNew().call(() -> Replays.cartReplayOrNull(cart));
+            case SOLD_OUT -> throw FlashstockException.soldOut(reserved.get(0).sku(), reserved.get(0).quantity())
+                    .forLine(reserved.get(0).sku());
+        };
+    }
+
+    /**
+     * The purchase an Idempotency-Key made: from MySQL, or (write-behind) from its COMMITTED record on its way there.
+     * Still being decided or stored → 409 request-in-progress.
+     */
+    private CartOutcome replayCart(CartCommand cart, String purchaseId, boolean mayRetry) {
+        PurchaseView stored = QuarkusTransaction.requiringNew().call(() -> Replays.cartView(purchaseId));
+        if (stored != null) {
+            return new CartOutcome(stored, true);
+        }
+        Carts.Committed committed = writeThrough ? null : carts.committed(cart.userId(), purchaseId);
+        if (committed != null) {
+            return new CartOutcome(committed.view(), true);
+        }
+        if (mayRetry && carts.abortIfDue(cart.userId(), purchaseId) == Carts.State.ABORTED) {
+            // The first request died before deciding (or was refused): nothing is held for the key; run anew.
+            return purchase(cart, false);
+        }
+        throw FlashstockException.requestInProgress();
+    }
+}

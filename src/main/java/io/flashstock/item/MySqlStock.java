@@ -1,0 +1,85 @@
+package io.flashstock.item;
+
+import java.time.Instant;
+import java.util.List;
+
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Typed;
+
+/**
+ * The {@link StockMirror} of the strategies that decide on MySQL's counters ({@code db-optimistic}, {@code redis-lock}):
+ * there is no copy to keep in step, levels are read from MySQL, and a commit that gave units back (or changed a sale
+ * window) is announced to every pod over the {@link UnitsBackChannel}. Not a {@link StockMirror} bean by itself: the
+ * active strategy chooses it ({@code ActiveStrategy}).
+ */
+@ApplicationScoped
+@Typed(MySqlStock.class)
+public class MySqlStock implements StockMirror {
+
+    private final UnitsBackChannel unitsBack;
+
+    MySqlStock(UnitsBackChannel unitsBack) {
+        this.unitsBack = unitsBack;
+    }
+
+    /** Nothing to mirror. */
+    @Override
+    public StockEvent record(StockEvent.Kind kind, String sku, String orderId, int quantity, Instant now) {
+        return null;
+    }
+
+    @Override
+    public void apply(List<StockEvent> events) {
+        // nothing recorded, nothing to apply
+    }
+
+    @Override
+    public void itemCreated(String sku) {
+        // MySQL has it
+    }
+
+    @Override
+    public StockLevel level(String sku) {
+        return QuarkusTransaction.requiringNew().call(() -> {
+            Item item = Item.findById(sku);
+            if (item == null) {
+                return StockLevel.NONE;
+            }
+            SaleWindow window = item.saleWindow();
+            return new StockLevel(item.available, item.version,
+                    window.bounded() ? window.state(Item.databaseNow()) : window.state(Instant.EPOCH));
+        });
+    }
+
+    @Override
+    public ItemView current(ItemView stored) {
+        return stored;
+    }
+
+    /** Every acknowledged order is in MySQL. */
+    @Override
+    public boolean mayHavePending() {
+        return false;
+    }
+
+    @Override
+    public boolean persistPending(String orderId) {
+        return false;
+    }
+
+    @Override
+    public long returnedAtVersion(String sku) {
+        return Item.currentVersion(sku);
+    }
+
+    @Override
+    public void announce(String sku, long version) {
+        unitsBack.announce(sku, version);
+    }
+
+    @Override
+    public Readiness readiness() {
+        return Readiness.NOT_USED;
+    }
+}
