@@ -23,4 +23,13 @@ public interface TokensConfig {
      */
     @WithDefault("60s")
     Duration cacheTtl();
+
+    /**
+     * Longest lifetime a bearer token may have: a token whose {@code exp} lies more than this after its {@code iat}
+     * is refused (401), as is one without {@code iat} or {@code exp}, or one issued more than the clock skew
+     * ({@code mp.jwt.verify.clock.skew}) in the future. Bounds how long a leaked token stays useful, whatever
+     * lifetime its issuer gave it.
+     */
+    @WithDefault("24h")
+    Duration maxAge();
 }

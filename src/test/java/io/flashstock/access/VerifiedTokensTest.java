@@ -33,6 +33,8 @@ class VerifiedTokensTest {
         private static JWTAuthContextInfo context() {
             JWTAuthContextInfo context = new JWTAuthContextInfo("jwt/publicKey.pem", Tokens.ISSUER);
             context.setRequiredClaims(Set.of("sub", "groups")); // as smallrye.jwt.required.claims in the service
+            context.setExpectedAudience(Set.of(Tokens.AUDIENCE)); // as mp.jwt.verify.audiences in the service
+            context.setClockSkew(SKEW_SECONDS); // as mp.jwt.verify.clock.skew in the service
             return context;
         }
 
@@ -42,6 +44,9 @@ class VerifiedTokensTest {
             return super.parse(token);
         }
     }
+
+    private static final int SKEW_SECONDS = 30;
+    private static final Duration MAX_AGE = Duration.ofHours(24);
 
     private final CountingParser parser = new CountingParser();
     private Instant now = Instant.now();
@@ -63,7 +68,75 @@ class VerifiedTokensTest {
     };
 
     private VerifiedTokens tokens(int capacity, Duration ttl) {
-        return new VerifiedTokens(parser, capacity, ttl.toMillis(), clock);
+        return new VerifiedTokens(parser, capacity, ttl.toMillis(), MAX_AGE.toSeconds(), SKEW_SECONDS, clock);
+    }
+
+    @Test
+    void aGoodTokenIsAccepted() throws Exception {
+        for (int capacity : new int[] { 100, 0 }) {
+            JsonWebToken token = tokens(capacity, Duration.ofSeconds(60)).parse(Tokens.token("u-1", List.of("buyer")));
+            assertEquals("u-1", token.getSubject());
+            assertEquals(Set.of(Tokens.AUDIENCE), token.getAudience());
+        }
+    }
+
+    @Test
+    void anotherAudienceNoIatAndAHundredYearTokenAreRefused() {
+        for (int capacity : new int[] { 100, 0 }) {
+            VerifiedTokens tokens = tokens(capacity, Duration.ofSeconds(60));
+            for (Tokens.Bad bad : List.of(Tokens.Bad.WRONG_AUDIENCE, Tokens.Bad.NO_AUDIENCE, Tokens.Bad.NO_IAT,
+                    Tokens.Bad.NO_EXP, Tokens.Bad.HUNDRED_YEARS)) {
+                String token = Tokens.bearer(bad).substring("Bearer ".length());
+                assertThrows(ParseException.class, () -> tokens.parse(token), bad + ", cache size " + capacity);
+            }
+            assertEquals(0, tokens.size());
+        }
+    }
+
+    @Test
+    void lifetimeIsCheckedAgainstMaxAgeAndTheSkew() throws Exception {
+        VerifiedTokens tokens = tokens(100, Duration.ofSeconds(60));
+        long nowMillis = now.toEpochMilli();
+        long nowSeconds = now.getEpochSecond();
+        tokens.checkLifetime(claims(nowSeconds, nowSeconds + MAX_AGE.toSeconds()), nowMillis); // exactly max-age
+        assertThrows(ParseException.class,
+                () -> tokens.checkLifetime(claims(nowSeconds, nowSeconds + MAX_AGE.toSeconds() + 1), nowMillis),
+                "a second longer than max-age");
+        tokens.checkLifetime(claims(nowSeconds + SKEW_SECONDS, nowSeconds + 3600), nowMillis); // within the skew
+        assertThrows(ParseException.class,
+                () -> tokens.checkLifetime(claims(nowSeconds + SKEW_SECONDS + 1, nowSeconds + 3600), nowMillis),
+                "issued beyond the skew in the future");
+        assertThrows(ParseException.class, () -> tokens.checkLifetime(claims(null, nowSeconds + 60), nowMillis));
+        assertThrows(ParseException.class, () -> tokens.checkLifetime(claims(nowSeconds, null), nowMillis));
+    }
+
+    /** Claims alone, as a verified token would carry them; a null leaves the claim out. */
+    static JsonWebToken claims(Long issuedAt, Long expires) {
+        java.util.Map<String, Object> claims = new java.util.HashMap<>();
+        claims.put("sub", "u-1");
+        if (issuedAt != null) {
+            claims.put("iat", issuedAt);
+        }
+        if (expires != null) {
+            claims.put("exp", expires);
+        }
+        return new JsonWebToken() {
+            @Override
+            public String getName() {
+                return "u-1";
+            }
+
+            @Override
+            public Set<String> getClaimNames() {
+                return claims.keySet();
+            }
+
+            @Override
+            @SuppressWarnings("unchecked")
+            public <T> T getClaim(String name) {
+                return (T) claims.get(name);
+            }
+        };
     }
 
     @Test
