@@ -11,7 +11,9 @@ public interface TokensConfig {
      * buyer refreshing) is not verified again: an RS256 signature check and the claims' parsing cost more CPU
      * than a whole sold-out answer. Only tokens that passed verification are remembered, each until its
      * {@code exp} or {@code cache-ttl}, whichever comes first. Each costs a few KB of heap (the token and its
-     * parsed claims). 0 verifies every request.
+     * parsed claims). When full, Caffeine's W-TinyLFU decides what stays: a newcomer displaces an entry only if it
+     * has been seen more often, so a storm of one-off tokens does not evict the tokens in steady use. 0 verifies
+     * every request.
      */
     @WithDefault("2000")
     int cacheSize();

@@ -3,6 +3,7 @@ package io.flashstock.access;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -68,7 +69,8 @@ class VerifiedTokensTest {
     };
 
     private VerifiedTokens tokens(int capacity, Duration ttl) {
-        return new VerifiedTokens(parser, capacity, ttl.toMillis(), MAX_AGE.toSeconds(), SKEW_SECONDS, clock);
+        return new VerifiedTokens(parser, capacity, ttl.toMillis(), MAX_AGE.toSeconds(), SKEW_SECONDS, clock,
+                Runnable::run);
     }
 
     @Test
@@ -108,6 +110,37 @@ class VerifiedTokensTest {
                 "issued beyond the skew in the future");
         assertThrows(ParseException.class, () -> tokens.checkLifetime(claims(null, nowSeconds + 60), nowMillis));
         assertThrows(ParseException.class, () -> tokens.checkLifetime(claims(nowSeconds, null), nowMillis));
+    }
+
+    @Test
+    void aTokenInSteadyUseStaysCachedThroughAStormOfOneOffTokens() throws Exception {
+        long nowSeconds = now.getEpochSecond();
+        AtomicInteger steadyVerifications = new AtomicInteger();
+        AtomicInteger allVerifications = new AtomicInteger();
+        DefaultJWTParser stub = new DefaultJWTParser() { // no signatures: 10,000 RS256 tokens would take a while
+            @Override
+            public JsonWebToken parse(String token) {
+                allVerifications.incrementAndGet();
+                if (token.equals("steady")) {
+                    steadyVerifications.incrementAndGet();
+                }
+                return claims(nowSeconds - 5, nowSeconds + 3600);
+            }
+        };
+        VerifiedTokens tokens = new VerifiedTokens(stub, 100, Duration.ofSeconds(60).toMillis(), MAX_AGE.toSeconds(),
+                SKEW_SECONDS, clock, Runnable::run);
+        for (int i = 0; i < 10; i++) {
+            tokens.parse("steady"); // a shop's backend, one token for every purchase it forwards
+        }
+        for (int i = 0; i < 10_000; i++) {
+            tokens.parse("one-off-" + i); // a crowd of buyers or an attacker, each token once
+            if (i % 10 == 0) {
+                tokens.parse("steady");
+            }
+        }
+        assertEquals(1, steadyVerifications.get(), "the steady token was verified once and stayed cached");
+        assertEquals(10_001, allVerifications.get(), "every one-off token was verified");
+        assertTrue(tokens.size() <= 100, "bounded: " + tokens.size());
     }
 
     /** Claims alone, as a verified token would carry them; a null leaves the claim out. */
@@ -196,7 +229,7 @@ class VerifiedTokensTest {
         for (int i = 0; i < 5; i++) {
             bounded.parse(Tokens.token("u-" + i, List.of("buyer")));
         }
-        assertEquals(1, bounded.size(), "full of live tokens: started over, then took the fifth");
+        assertEquals(2, bounded.size(), "full of live tokens: some went, never more than the size");
 
         VerifiedTokens off = tokens(0, Duration.ofSeconds(60));
         String token = Tokens.token("u-1", List.of("buyer"));
