@@ -45,11 +45,14 @@ public class DevTokens {
     }
 
     private static void token(StringBuilder out, String audience, String subject, String role, String variable) {
-        // iat and exp set together, so the lifetime is exactly VALIDITY, never a second over max-age
+        out.append("\n  export ").append(variable).append('=').append(token(audience, subject, role));
+    }
+
+    /** A dev token: iat and exp set together, so the lifetime is exactly VALIDITY, never a second over max-age. */
+    static String token(String audience, String subject, String role) {
         long issuedAt = Instant.now().getEpochSecond();
-        String token = Jwt.issuer(DevKeys.ISSUER).audience(audience).subject(subject).upn(subject)
+        return Jwt.issuer(DevKeys.ISSUER).audience(audience).subject(subject).upn(subject)
                 .groups(Set.of(role)).issuedAt(issuedAt).expiresAt(issuedAt + VALIDITY.toSeconds())
                 .sign(DevKeys.privateKey());
-        out.append("\n  export ").append(variable).append('=').append(token);
     }
 }
