@@ -44,7 +44,7 @@ mint_token() { # subject role: an RS256 JWT valid for a day
   local now header claims
   now="$(date +%s)"
   header="$(printf '{"alg":"RS256","typ":"JWT"}' | b64url)"
-  claims="$(printf '{"iss":"%s","sub":"%s","groups":["%s"],"iat":%d,"exp":%d}' \
+  claims="$(printf '{"iss":"%s","aud":"flashstock","sub":"%s","groups":["%s"],"iat":%d,"exp":%d}' \
     "$JWT_ISSUER" "$1" "$2" "$now" $((now + 86400)) | b64url)"
   printf '%s.%s.%s' "$header" "$claims" \
     "$(printf '%s.%s' "$header" "$claims" | openssl dgst -sha256 -sign "$OUT/jwt/privateKey.pem" -binary | b64url)"

@@ -3,11 +3,15 @@ package io.flashstock.access;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.time.Clock;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
 
 import javax.crypto.SecretKey;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
 import io.flashstock.config.FlashstockConfig;
 import io.smallrye.jwt.auth.principal.DefaultJWTParser;
 import io.smallrye.jwt.auth.principal.JWTAuthContextInfo;
@@ -17,6 +21,8 @@ import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
 import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.jwt.Claims;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 
 /**
@@ -26,9 +32,19 @@ import org.eclipse.microprofile.jwt.JsonWebToken;
  * claims' JSON) took about a quarter of the service's CPU in a hot sale; a shop's backend sends one token for every
  * purchase it forwards.
  *
+ * <p>Verification is smallrye-jwt's (signature, {@code iss}, {@code aud} against {@code mp.jwt.verify.audiences},
+ * {@code exp} with {@code mp.jwt.verify.clock.skew}, the required claims), then this class's own lifetime check,
+ * the one place it is done: the token must carry {@code iat} and {@code exp}, live no longer than
+ * {@code flashstock.tokens.max-age} ({@code exp - iat}), and not be issued further in the future than the clock
+ * skew. So no token the service accepts is valid for longer than max-age plus the skew from now.
+ *
+ * <p>The cache is bounded ({@code flashstock.tokens.cache-size}) and Caffeine's: W-TinyLFU admits a newcomer over an
+ * entry only if it was seen more often, so a storm of one-off tokens (a crowd of buyers, a token-stuffing attacker)
+ * does not push out the shop backends' tokens in steady use, and nothing is cleared wholesale.
+ *
  * <p>Only verified tokens are remembered, under their whole string, so a token that differs in any byte (another
  * signature, a changed claim) is verified from scratch, and a refused one is refused again every time. Every other
- * way of parsing goes straight to smallrye-jwt's own parser.
+ * way of parsing goes straight to smallrye-jwt's own parser (both {@code parse} methods with the lifetime check).
  */
 @Alternative
 @Priority(1)
@@ -39,37 +55,67 @@ public class VerifiedTokens implements JWTParser {
     }
 
     private final DefaultJWTParser verifier;
-    private final int capacity;
     private final long ttlMillis;
+    private final long maxAgeSeconds;
+    private final long skewSeconds;
     private final Clock clock;
-    private final Map<String, Verified> verified = new ConcurrentHashMap<>();
+    /** null: cache-size 0, every request verified. */
+    private final Cache<String, Verified> verified;
 
     @Inject
-    VerifiedTokens(DefaultJWTParser verifier, FlashstockConfig config) {
-        this(verifier, config.tokens().cacheSize(), config.tokens().cacheTtl().toMillis(), Clock.systemUTC());
+    VerifiedTokens(DefaultJWTParser verifier, FlashstockConfig config,
+            @ConfigProperty(name = "mp.jwt.verify.clock.skew", defaultValue = "60") int skewSeconds) {
+        this(verifier, config.tokens().cacheSize(), config.tokens().cacheTtl().toMillis(),
+                config.tokens().maxAge().toSeconds(), skewSeconds, Clock.systemUTC(), ForkJoinPool.commonPool());
     }
 
-    VerifiedTokens(DefaultJWTParser verifier, int capacity, long ttlMillis, Clock clock) {
+    /** {@code executor} runs the cache's upkeep (tests pass {@code Runnable::run} to make it deterministic). */
+    VerifiedTokens(DefaultJWTParser verifier, int capacity, long ttlMillis, long maxAgeSeconds, long skewSeconds,
+            Clock clock, Executor executor) {
         this.verifier = verifier;
-        this.capacity = capacity;
         this.ttlMillis = ttlMillis;
+        this.maxAgeSeconds = maxAgeSeconds;
+        this.skewSeconds = Math.max(0, skewSeconds);
         this.clock = clock;
+        this.verified = capacity <= 0 ? null
+                : Caffeine.newBuilder().maximumSize(capacity).executor(executor)
+                        .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis()))
+                        .expireAfter(new UntilExpiry()).build();
+    }
+
+    /** Each entry lives until its own {@code untilMillis}: the token's exp or the cache TTL, whichever first. */
+    private static final class UntilExpiry implements Expiry<String, Verified> {
+        @Override
+        public long expireAfterCreate(String token, Verified entry, long currentTime) {
+            return Math.max(0, TimeUnit.MILLISECONDS.toNanos(entry.untilMillis()) - currentTime);
+        }
+
+        @Override
+        public long expireAfterUpdate(String token, Verified entry, long currentTime, long currentDuration) {
+            return expireAfterCreate(token, entry, currentTime);
+        }
+
+        @Override
+        public long expireAfterRead(String token, Verified entry, long currentTime, long currentDuration) {
+            return currentDuration;
+        }
     }
 
     @Override
     public JsonWebToken parse(String token) throws ParseException {
-        if (capacity <= 0) {
-            return verifier.parse(token);
+        if (verified == null) {
+            return checkLifetime(verifier.parse(token), clock.millis());
         }
         long now = clock.millis();
-        Verified known = verified.get(token);
+        Verified known = verified.getIfPresent(token);
         if (known != null && now < known.untilMillis()) {
             return known.token();
         }
         if (known != null) {
-            verified.remove(token, known);
+            verified.asMap().remove(token, known);
         }
-        JsonWebToken fresh = verifier.parse(token); // throws for a token that does not verify: never remembered
+        // throws for a token that does not verify: never remembered
+        JsonWebToken fresh = checkLifetime(verifier.parse(token), now);
         remember(token, fresh, now);
         return fresh;
     }
@@ -80,23 +126,57 @@ public class VerifiedTokens implements JWTParser {
         if (until <= now) {
             return;
         }
-        if (verified.size() >= capacity) {
-            verified.values().removeIf(entry -> entry.untilMillis() <= now);
-            if (verified.size() >= capacity) {
-                verified.clear(); // full of live tokens: start over rather than track recency on every request
-            }
+        verified.put(token, new Verified(fresh, until)); // over cache-size, W-TinyLFU picks what goes
+    }
+
+    /**
+     * The lifetime rules smallrye-jwt does not apply by itself: {@code iat} and {@code exp} present, {@code exp - iat}
+     * at most max-age, {@code iat} not beyond the clock skew in the future. The messages stay in the log; the client
+     * sees 401 {@code unauthenticated} as for any refused token.
+     */
+    JsonWebToken checkLifetime(JsonWebToken token, long nowMillis) throws ParseException {
+        Long issuedAt = seconds(token, Claims.iat);
+        Long expires = seconds(token, Claims.exp);
+        if (issuedAt == null) {
+            throw new ParseException("The token carries no iat (issued-at) claim");
         }
-        verified.put(token, new Verified(fresh, until));
+        if (expires == null) {
+            throw new ParseException("The token carries no exp (expiry) claim");
+        }
+        if (expires - issuedAt > maxAgeSeconds) {
+            throw new ParseException("The token lives " + (expires - issuedAt) + " s (exp - iat), longer than "
+                    + "flashstock.tokens.max-age (" + maxAgeSeconds + " s)");
+        }
+        if (issuedAt > Math.floorDiv(nowMillis, 1000) + skewSeconds) {
+            throw new ParseException("The token is issued in the future (iat " + issuedAt + "), beyond the clock skew"
+                    + " of " + skewSeconds + " s");
+        }
+        return token;
+    }
+
+    private static Long seconds(JsonWebToken token, Claims claim) {
+        Object value = token.getClaim(claim.name());
+        if (value instanceof Number number) {
+            return number.longValue();
+        }
+        if (value instanceof jakarta.json.JsonNumber number) {
+            return number.longValue();
+        }
+        return null;
     }
 
     /** How many verified tokens are remembered now (tests). */
     int size() {
-        return verified.size();
+        if (verified == null) {
+            return 0;
+        }
+        verified.cleanUp();
+        return (int) verified.estimatedSize();
     }
 
     @Override
     public JsonWebToken parse(String token, JWTAuthContextInfo context) throws ParseException {
-        return verifier.parse(token, context);
+        return checkLifetime(verifier.parse(token, context), clock.millis());
     }
 
     @Override

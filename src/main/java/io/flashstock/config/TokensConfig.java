@@ -11,7 +11,9 @@ public interface TokensConfig {
      * buyer refreshing) is not verified again: an RS256 signature check and the claims' parsing cost more CPU
      * than a whole sold-out answer. Only tokens that passed verification are remembered, each until its
      * {@code exp} or {@code cache-ttl}, whichever comes first. Each costs a few KB of heap (the token and its
-     * parsed claims). 0 verifies every request.
+     * parsed claims). When full, Caffeine's W-TinyLFU decides what stays: a newcomer displaces an entry only if it
+     * has been seen more often, so a storm of one-off tokens does not evict the tokens in steady use. 0 verifies
+     * every request.
      */
     @WithDefault("2000")
     int cacheSize();
@@ -23,4 +25,13 @@ public interface TokensConfig {
      */
     @WithDefault("60s")
     Duration cacheTtl();
+
+    /**
+     * Longest lifetime a bearer token may have: a token whose {@code exp} lies more than this after its {@code iat}
+     * is refused (401), as is one without {@code iat} or {@code exp}, or one issued more than the clock skew
+     * ({@code mp.jwt.verify.clock.skew}) in the future. Bounds how long a leaked token stays useful, whatever
+     * lifetime its issuer gave it.
+     */
+    @WithDefault("24h")
+    Duration maxAge();
 }

@@ -24,6 +24,8 @@ public final class Tokens {
 
     /** The issuer the test profile trusts ({@code %test.mp.jwt.verify.issuer}). */
     public static final String ISSUER = "https://issuer.flashstock.test";
+    /** The audience the service requires by default ({@code mp.jwt.verify.audiences} in application.properties). */
+    public static final String AUDIENCE = "flashstock";
     /**
      * What a service needs to trust these tokens: a jar started by the integration tests runs a production profile
      * without the test resources on its class path, and would not start without them.
@@ -52,14 +54,20 @@ public final class Tokens {
         return "Bearer " + token(subject, List.of(groups));
     }
 
+    /** A token for {@code subject} with {@code groups}, issued ({@code iat}) 5 s ago, valid for an hour. */
     public static String token(String subject, List<String> groups) {
         long now = Instant.now().getEpochSecond();
-        return sign(header("RS256"), claims(ISSUER, subject, groups, now - 5, now + 3600), KEY);
+        return sign(header("RS256"), claims(ISSUER, AUDIENCE, subject, groups, now - 5, now + 3600), KEY);
     }
 
-    /** The kinds of broken token that must all be refused with 401. */
+    /**
+     * The kinds of broken token that must all be refused with 401: besides the obvious, one made for another
+     * service ({@code aud}), one without {@code aud} or {@code iat} or {@code exp}, and one that lives 100 years
+     * (longer than {@code flashstock.tokens.max-age}).
+     */
     public enum Bad {
-        EXPIRED, WRONG_ISSUER, WRONG_SIGNATURE, ALG_NONE, NO_GROUPS, NOT_A_JWT
+        EXPIRED, WRONG_ISSUER, WRONG_SIGNATURE, ALG_NONE, NO_GROUPS, NOT_A_JWT, WRONG_AUDIENCE, NO_AUDIENCE, NO_IAT,
+        NO_EXP, HUNDRED_YEARS
     }
 
     /** {@code Bearer <token>} of the given broken kind, otherwise a valid admin-and-shop token. */
@@ -67,24 +75,44 @@ public final class Tokens {
         long now = Instant.now().getEpochSecond();
         List<String> groups = List.of("admin", "shop", "payment", "buyer");
         return "Bearer " + switch (kind) {
-            case EXPIRED -> sign(header("RS256"), claims(ISSUER, "u-1", groups, now - 7200, now - 3600), KEY);
-            case WRONG_ISSUER -> sign(header("RS256"), claims("https://evil.example", "u-1", groups, now, now + 600),
-                    KEY);
-            case WRONG_SIGNATURE -> sign(header("RS256"), claims(ISSUER, "u-1", groups, now, now + 600), otherKey());
-            case ALG_NONE -> base64(header("none")) + "." + base64(claims(ISSUER, "u-1", groups, now, now + 600))
-                    + ".";
-            case NO_GROUPS -> sign(header("RS256"), claims(ISSUER, "u-1", null, now, now + 600), KEY);
+            case EXPIRED -> signed(claims(ISSUER, AUDIENCE, "u-1", groups, now - 7200, now - 3600));
+            case WRONG_ISSUER -> signed(claims("https://evil.example", AUDIENCE, "u-1", groups, now, now + 600));
+            case WRONG_SIGNATURE -> sign(header("RS256"), claims(ISSUER, AUDIENCE, "u-1", groups, now, now + 600),
+                    otherKey());
+            case ALG_NONE -> base64(header("none")) + "."
+                    + base64(claims(ISSUER, AUDIENCE, "u-1", groups, now, now + 600)) + ".";
+            case NO_GROUPS -> signed(claims(ISSUER, AUDIENCE, "u-1", null, now, now + 600));
             case NOT_A_JWT -> "not-a-token";
+            case WRONG_AUDIENCE -> signed(claims(ISSUER, "another-service", "u-1", groups, now, now + 600));
+            case NO_AUDIENCE -> signed(claims(ISSUER, null, "u-1", groups, now, now + 600));
+            case NO_IAT -> signed(claims(ISSUER, AUDIENCE, "u-1", groups, null, now + 600));
+            case NO_EXP -> signed(claims(ISSUER, AUDIENCE, "u-1", groups, now, null));
+            case HUNDRED_YEARS -> signed(claims(ISSUER, AUDIENCE, "u-1", groups, now, now + 100L * 365 * 86400));
         };
+    }
+
+    private static String signed(String claims) {
+        return sign(header("RS256"), claims, KEY);
     }
 
     private static String header(String alg) {
         return "{\"alg\":\"" + alg + "\",\"typ\":\"JWT\"}";
     }
 
-    private static String claims(String issuer, String subject, List<String> groups, long issuedAt, long expires) {
+    /** The claims' JSON; a null audience, issued-at or expiry leaves that claim out. */
+    private static String claims(String issuer, String audience, String subject, List<String> groups, Long issuedAt,
+            Long expires) {
         StringBuilder json = new StringBuilder("{\"iss\":\"").append(issuer).append("\",\"sub\":\"").append(subject)
-                .append("\",\"iat\":").append(issuedAt).append(",\"exp\":").append(expires);
+                .append('"');
+        if (audience != null) {
+            json.append(",\"aud\":\"").append(audience).append('"');
+        }
+        if (issuedAt != null) {
+            json.append(",\"iat\":").append(issuedAt);
+        }
+        if (expires != null) {
+            json.append(",\"exp\":").append(expires);
+        }
         if (groups != null) {
             json.append(",\"groups\":[").append(groups.stream().map(g -> "\"" + g + "\"")
                     .collect(Collectors.joining(","))).append(']');
