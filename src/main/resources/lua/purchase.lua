@@ -19,7 +19,9 @@
 --          a pod of another strategy changed MySQL since): the pod rebuilds it from MySQL, or learns the new generation
 -- ARGV[13] the purchase id of the cart this is a line of, '' for a single purchase: no relay persists the entry alone
 --          (see cart_decide.lua)
--- The sale window (fields 'starts', 'ends': epoch ms, 0 none; 'paused') is judged by Redis's clock, one for all pods.
+-- The sale window (fields 'starts', 'ends': epoch ms; '0' or absent, and only that, means no bound; 'paused') is
+-- judged by Redis's clock, one for all pods. A bound is never written as 0 (see SaleFields.java); a negative one (an
+-- end before 1970 mirrored by an older pod) is a bound in the past: an end there has passed.
 -- Returns {'OK', streamEntryId, epoch, available, seq, expiresAt} | {'REPLAY', orderId, createdAt, expiresAt} | {'KEY_REUSED'}
 --       | {'PAUSED'} | {'NOT_STARTED', ms to the start} | {'ENDED'}
 --       | {'SOLD_OUT', available, seq} | {'LIMIT', limit} | {'BUSY'} (the stream is full: the relays lag behind)
@@ -58,13 +60,13 @@ if counters[6] == '1' then
 end
 local starts = tonumber(counters[7] or '0')
 local ends = tonumber(counters[8] or '0')
-if starts > 0 or ends > 0 then
+if starts ~= 0 or ends ~= 0 then
   local now = redis.call('TIME')
   local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-  if starts > 0 and nowMs < starts then
+  if starts ~= 0 and nowMs < starts then
     return {'NOT_STARTED', starts - nowMs}
   end
-  if ends > 0 and nowMs >= ends then
+  if ends ~= 0 and nowMs >= ends then
     return {'ENDED'}
   end
 end

@@ -1,6 +1,7 @@
 -- redis-lua: mirror an item's sale window (already committed in MySQL) into its hot stock, newest version only.
 -- KEYS[1] stock hash
--- ARGV[1] start (epoch ms, 0: none)   ARGV[2] end (epoch ms, 0: none)   ARGV[3] paused ('1' or '0')
+-- ARGV[1] start (epoch ms; '0': none, and a bound is never 0, see purchase.lua)   ARGV[2] end (the same)
+-- ARGV[3] paused ('1' or '0')
 -- ARGV[4] the item's MySQL version with that window   ARGV[5] the units-back channel (see transition.lua): pods
 --         forget what they knew of the item, its state included   ARGV[6] the pod's hot-stock generation (see
 --         transition.lua)

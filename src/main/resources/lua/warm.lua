@@ -5,7 +5,8 @@
 -- ARGV[6] the item's MySQL version in that snapshot ('wver': mirrored changes up to it are in the snapshot)
 -- ARGV[7] the hot-stock generation the warming pod knows ('gen': a purchase by a pod of another generation finds
 --         the item stale and rebuilds it, see purchase.lua)   ARGV[8] the units-back channel (see transition.lua)
--- ARGV[9] sale start (epoch ms, 0: none)   ARGV[10] sale end (epoch ms, 0: none)   ARGV[11] paused ('1' or '0')
+-- ARGV[9] sale start (epoch ms; '0': none, and a bound is never 0, see purchase.lua)   ARGV[10] sale end (the same)
+-- ARGV[11] paused ('1' or '0')
 --         (the window as of ARGV[6]: 'salever'; lua/sale.lua applies newer ones)
 -- ARGV[12] the item's reservation TTL in seconds ('ttl', 0: the service's default; fixed when the item is created)
 -- 'seq' starts at Redis's clock in microseconds, so that it only grows, across rebuilds too (pods cache by it).

@@ -1,6 +1,7 @@
 package io.flashstock.item;
 
 import io.flashstock.web.InputRules;
+import io.flashstock.web.SaleInstant;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
@@ -10,7 +11,7 @@ import jakarta.validation.constraints.Size;
 
 /**
  * Body of {@code POST /items}. {@code perUserLimit} absent or 0 means no limit; {@code startsAt}, {@code endsAt} and
- * {@code paused} set the sale window as {@link SaleRequest} does. {@code reservationTtlSeconds}: how long a RESERVED
+ * {@code paused} set the sale window as {@link SaleRequest} does (the same instant range). {@code reservationTtlSeconds}: how long a RESERVED
  * order of this item holds its units (absent: {@code flashstock.reservation-ttl}; at most
  * {@code flashstock.reservation-max-ttl}).
  */
@@ -19,8 +20,8 @@ public record CreateItemRequest(
         @NotBlank @Size(max = 200) String name,
         @NotNull @PositiveOrZero Integer stock,
         @PositiveOrZero Integer perUserLimit,
-        java.time.Instant startsAt,
-        java.time.Instant endsAt,
+        @SaleInstant java.time.Instant startsAt,
+        @SaleInstant java.time.Instant endsAt,
         Boolean paused,
         @Positive Integer reservationTtlSeconds) {
 

@@ -219,6 +219,10 @@ public class ProblemMapper {
                 expected = "must be a JSON string";
             } else if (target == Boolean.class || target == boolean.class) {
                 expected = "must be a JSON boolean";
+            } else if (target == java.time.Instant.class) {
+                // Not ISO-8601, or a year past 9999 without its sign: the range is InputRules.SALE_INSTANT_MESSAGE's
+                expected = "must be an ISO-8601 instant such as 2026-12-01T12:00:00Z, "
+                        + InputRules.SALE_INSTANT_MESSAGE.substring("must be ".length());
             } else {
                 expected = field == null ? "must be a JSON object" : "has the wrong type";
             }

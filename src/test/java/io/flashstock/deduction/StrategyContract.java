@@ -284,6 +284,63 @@ public abstract class StrategyContract extends CartContract {
     }
 
     /**
+     * Sale-window instants outside 1970-01-01T00:00:01Z..9999-12-31 are 400 and change nothing, in both bodies that
+     * carry them. A window stored before that rule (an end at or before the epoch, written straight into MySQL) has
+     * ended for every strategy: redis-lua warms the item from MySQL at its first purchase (creating it puts nothing
+     * in Redis) and must not read such an end as "no end".
+     */
+    @Test
+    void outOfRangeSaleInstantsAreRefusedAndStoredOnesHaveEnded() {
+        String sku = newSku("window-range");
+        given().contentType(ContentType.JSON).body("{\"sku\":\"" + sku + "\",\"name\":\"R\",\"stock\":5,"
+                + "\"endsAt\":\"2999-01-01T00:00:00Z\"}").post("/items").then().statusCode(201)
+                .body("saleEndsAt", org.hamcrest.Matchers.notNullValue());
+        JsonPath before = item(sku);
+
+        for (String body : List.of("{\"endsAt\":\"1969-12-31T23:59:59Z\"}", "{\"endsAt\":\"1970-01-01T00:00:00Z\"}",
+                "{\"startsAt\":\"1970-01-01T00:00:00.999Z\"}", "{\"endsAt\":\"+10000-01-01T00:00:00Z\"}",
+                "{\"endsAt\":\"10000-01-01T00:00:00Z\"}", "{\"endsAt\":-1}",
+                "{\"startsAt\":\"2026-12-01T12:00:00Z\",\"endsAt\":\"1969-12-31T23:59:59Z\"}")) {
+            Response refused = given().contentType(ContentType.JSON).body(body).put("/items/" + sku + "/sale");
+            assertProblem(refused, 400, "invalid-request", body);
+            String field = body.contains("endsAt") ? "endsAt" : "startsAt";
+            assertTrue(refused.jsonPath().getString("detail").contains(field), body + ": "
+                    + refused.jsonPath().getString("detail"));
+        }
+        String unborn = "no-" + sku;
+        for (String window : List.of("\"endsAt\":\"1969-12-31T23:59:59Z\"", "\"startsAt\":\"1970-01-01T00:00:00Z\"",
+                "\"endsAt\":\"+10000-01-01T00:00:00Z\"")) {
+            String body = "{\"sku\":\"" + unborn + "\",\"name\":\"n\",\"stock\":5," + window + "}";
+            assertProblem(given().contentType(ContentType.JSON).body(body).post("/items"), 400, "invalid-request", body);
+        }
+        given().get("/items/" + unborn).then().statusCode(404).body("type", endsWith("item-not-found"));
+        assertEquals(before.getMap(""), item(sku).getMap(""), "item and window unchanged");
+        buy(sku, "in-window", 1); // the window still in force: on sale until 2999
+        assertCounters(sku, 5, 4, 1, 0);
+
+        // The last instants accepted, at both ends of the range.
+        given().contentType(ContentType.JSON).body("{\"startsAt\":\"1970-01-01T00:00:01Z\","
+                + "\"endsAt\":\"9999-12-31T23:59:59Z\"}").put("/items/" + sku + "/sale").then().statusCode(200)
+                .body("saleStartsAt", org.hamcrest.Matchers.notNullValue())
+                .body("saleEndsAt", org.hamcrest.Matchers.notNullValue());
+        buy(sku, "in-wide-window", 1);
+
+        // Stored before the rule: an end in 1969, and one at the epoch itself (the hot stock's old "no end").
+        for (String storedEnd : List.of("1969-12-31 23:59:59", "1970-01-01 00:00:00")) {
+            String old = newSku("window-stored");
+            createItem(old, 5, 0);
+            assertEquals(1, Db.update("UPDATE item SET sale_ends_at = ?, version = version + 1 WHERE sku = ?",
+                    storedEnd, old));
+            assertProblem(purchase(old, "after-the-end", 1, null), 409, "sale-ended", "stored end " + storedEnd);
+            assertProblem(purchase(old, "keyed-after-the-end", 1, "stored-" + old), 409, "sale-ended",
+                    "stored end " + storedEnd + ", keyed");
+            awaitAvailability(old, 5, "ended");
+            assertCounters(old, 5, 5, 0, 0);
+            assertEquals(0, Db.orderCount(old));
+        }
+    }
+
+    /**
      * A key-less purchase of one unit right after units came back: 201 at once from the pod that gave them back. With
      * two pods the request may go to the other one, which learns it from the units-back message (within ~100 ms,
      * "Reads" in the design), and may refuse until then; a refusal changes nothing, so it is asked again, for 1 s

@@ -1,13 +1,94 @@
 package io.flashstock.web;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Instant;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import jakarta.validation.ConstraintViolation;
+import jakarta.validation.Validation;
+import jakarta.validation.Validator;
+import jakarta.validation.ValidatorFactory;
+import org.hibernate.validator.messageinterpolation.ParameterMessageInterpolator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The contract's identifier rules, which also keep Redis key syntax out of every key. */
+/**
+ * The contract's input rules: identifiers (which also keep Redis key syntax out of every key) and the sale-window
+ * instant range, as JSON bodies reach it through {@link StrictJson}.
+ */
 class InputRulesTest {
+
+    /** A body with one instant, read as the service reads request bodies, checked as bean validation checks them. */
+    record Window(@SaleInstant Instant endsAt) {
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper().registerModule(new JavaTimeModule());
+    private static ValidatorFactory validation;
+    private static Validator validator;
+
+    @BeforeAll
+    static void setUp() {
+        new StrictJson().customize(JSON);
+        validation = Validation.byDefaultProvider().configure()
+                .messageInterpolator(new ParameterMessageInterpolator()).buildValidatorFactory();
+        validator = validation.getValidator();
+    }
+
+    @AfterAll
+    static void tearDown() {
+        validation.close();
+    }
+
+    private static Set<ConstraintViolation<Window>> violations(String instantJson) throws Exception {
+        return validator.validate(JSON.readValue("{\"endsAt\":" + instantJson + "}", Window.class));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "\"1970-01-01T00:00:01Z\"", "\"2026-12-01T12:00:00Z\"", "\"2026-12-01T14:00:00+02:00\"",
+            "\"9999-12-31T23:59:59Z\"", "\"9999-12-31T23:59:59.999999Z\"", "null" })
+    void saleInstantsInRange(String instant) throws Exception {
+        assertEquals(Set.of(), violations(instant), instant);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "\"1970-01-01T00:00:00Z\"", "\"1970-01-01T00:00:00.999Z\"", "\"1969-12-31T23:59:59Z\"",
+            "\"-0001-01-01T00:00:00Z\"", "\"9999-12-31T23:59:59.9999991Z\"", "\"+10000-01-01T00:00:00Z\"",
+            // Jackson also reads numbers (and digit strings) as epoch seconds: the range applies to them too
+            "0", "-1", "\"0\"" })
+    void saleInstantsOutOfRange(String instant) throws Exception {
+        Set<ConstraintViolation<Window>> violations = violations(instant);
+        assertEquals(1, violations.size(), instant);
+        ConstraintViolation<Window> violation = violations.iterator().next();
+        assertEquals("endsAt", violation.getPropertyPath().toString());
+        assertEquals(InputRules.SALE_INSTANT_MESSAGE, violation.getMessage());
+    }
+
+    /** A year past 9999 without its sign is not ISO-8601: the body cannot be read (400 naming the field). */
+    @Test
+    void unsignedFiveDigitYearIsUnreadable() {
+        InvalidFormatException e = assertThrows(InvalidFormatException.class,
+                () -> JSON.readValue("{\"endsAt\":\"10000-01-01T00:00:00Z\"}", Window.class));
+        assertEquals("endsAt", e.getPath().get(0).getFieldName());
+    }
+
+    @Test
+    void saleInstantBoundaries() {
+        assertFalse(InputRules.saleInstant(Instant.parse("1970-01-01T00:00:00Z")));
+        assertTrue(InputRules.saleInstant(Instant.parse("1970-01-01T00:00:01Z")));
+        assertTrue(InputRules.saleInstant(Instant.parse("9999-12-31T23:59:59Z")));
+        assertFalse(InputRules.saleInstant(Instant.parse("+10000-01-01T00:00:00Z")));
+        assertTrue(InputRules.saleInstant(null));
+    }
 
     @ParameterizedTest
     @ValueSource(strings = { "phone-x", "A", "a.b_c-9", "0123456789012345678901234567890123456789012345678901234567890123" })

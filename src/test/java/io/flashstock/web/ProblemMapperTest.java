@@ -70,6 +70,22 @@ class ProblemMapperTest {
         assertEquals(405, mapper.http(new WebApplicationException(405), null).getStatus());
     }
 
+    /** A sale-window instant Jackson cannot read (a year past 9999 needs its sign) names the field and the range. */
+    @Test
+    void anUnreadableInstantNamesItsFieldAndTheRange() {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper()
+                .registerModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule());
+        new StrictJson().customize(json);
+        com.fasterxml.jackson.databind.exc.MismatchedInputException e = org.junit.jupiter.api.Assertions.assertThrows(
+                com.fasterxml.jackson.databind.exc.MismatchedInputException.class,
+                () -> json.readValue("{\"endsAt\":\"10000-01-01T00:00:00Z\"}", InputRulesTest.Window.class));
+        Response response = mapper.jsonMismatch(e, null);
+        assertEquals(400, response.getStatus());
+        assertEquals("urn:flashstock:problem:invalid-request", body(response).type());
+        assertEquals("endsAt: must be an ISO-8601 instant such as 2026-12-01T12:00:00Z, an instant from"
+                + " 1970-01-01T00:00:01Z to 9999-12-31T23:59:59.999999Z", body(response).detail());
+    }
+
     private static Problem body(Response response) {
         return (Problem) response.getEntity();
     }
