@@ -25,7 +25,6 @@ import io.flashstock.testsupport.Tokens;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,7 +33,6 @@ import org.junit.jupiter.api.Test;
  * and MySQL, {@link FaultyMySqlResource}): the "commit whose answer is lost" case. One subclass per strategy; the
  * checks are {@link FaultySale#verify}'s.
  */
-@Tag(Lane.FAULT_TAG)
 abstract class MySqlCut {
 
     @Inject

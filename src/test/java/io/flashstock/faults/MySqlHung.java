@@ -14,7 +14,6 @@ import io.flashstock.testsupport.Lane;
 import io.quarkus.redis.datasource.RedisDataSource;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.ConfigProvider;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.Test;
  * {@link io.flashstock.deduction.StrategyProfiles.DbOptimisticMySqlFaults short MySQL timeouts} (a 2 s socket timeout, an
  * 8 s hang), the full lane's against the shipped 5 s (a 20 s hang).
  */
-@Tag(Lane.FAULT_TAG)
 abstract class MySqlHung {
 
     @Inject

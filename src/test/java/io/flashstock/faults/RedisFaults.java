@@ -7,7 +7,6 @@ import io.flashstock.redis.RedisKeys;
 import io.flashstock.testsupport.FaultyRedisResource;
 import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.OwnRedisResource;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.Test;
  * acknowledged orders that were still pending in Redis when Redis lost its data (the one documented exception); the
  * test prints how many. One subclass per strategy.
  */
-@Tag(Lane.FAULT_TAG)
 abstract class RedisFaults {
 
     private static final int STOCK = Lane.size(300, 1000);

@@ -8,7 +8,6 @@ import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.OwnRedis;
 import io.flashstock.testsupport.OwnRedisCluster;
 import io.flashstock.testsupport.OwnRedisClusterResource;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.Test;
  * to MySQL's. Write-behind may lose the item's pending orders with the shard (at most {@code max-pending}), as with a
  * standalone Redis. One subclass per strategy that keeps state in Redis.
  */
-@Tag(Lane.FAULT_TAG)
 abstract class ShardLoss {
 
     private static final int STOCK = Lane.size(300, 1000);

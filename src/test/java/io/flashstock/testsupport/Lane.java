@@ -3,7 +3,8 @@ package io.flashstock.testsupport;
 /**
  * Which test lane runs (README, "Tests"): the fast gate of {@code ./mvnw verify}, or the full lane of
  * {@code ./mvnw verify -Pfull}. The full lane also runs the classes tagged {@link #FULL_TAG}, and sizes the fault
- * cases the gate runs small (a few hundred units, a short hang) at full size. Maven sets the system property
+ * cases the gate runs small (a few hundred units, a short hang) at full size; {@code .ci/run} runs the gate's classes
+ * with {@code -Dtest.lane=full} too. Maven sets the system property
  * {@code test.lane} for surefire and failsafe (not a {@code flashstock.*} name: the service's config mapping
  * refuses unknown names under its prefix); run from an IDE, a test takes the gate's size.
  */
@@ -11,12 +12,6 @@ public final class Lane {
 
     /** The JUnit tag of classes that only the full lane runs (pom.xml excludes it unless {@code -Pfull}). */
     public static final String FULL_TAG = "full";
-
-    /**
-     * The JUnit tag of the fault cases whose size depends on the lane ({@link #size}): the gate runs them small, and
-     * {@code .ci/run} runs them again at full size with the rest of the full lane.
-     */
-    public static final String FAULT_TAG = "fault";
 
     private static final boolean FULL = "full".equals(System.getProperty("test.lane"));
 
