@@ -249,6 +249,14 @@ public interface FlashstockConfig {
          */
         @WithDefault("1s")
         Duration cacheTtl();
+
+        /**
+         * How long a pod answers 404 {@code item-not-found} from memory for a sku it found missing (at most 10,000 such
+         * skus per pod): repeated made-up skus cost neither MySQL nor Redis. A new item is announced to every pod over
+         * Redis pub/sub at once; this bounds how long a pod that missed the announcement answers 404 for it.
+         */
+        @WithDefault("5s")
+        Duration unknownSkuTtl();
     }
 
     interface RateLimit {

@@ -3,9 +3,7 @@ package io.flashstock.deduction;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -15,7 +13,10 @@ import java.util.function.Function;
 
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
+import io.flashstock.support.InUse;
+import io.flashstock.support.TrackedItems;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.jboss.logging.Logger;
 
 /**
@@ -38,7 +39,8 @@ public final class Combiner<C, R> {
 
     private static final Logger LOG = Logger.getLogger(Combiner.class);
 
-    private final Map<String, Lane<C, R>> lanes = new ConcurrentHashMap<>();
+    /** A lane per key with a request in {@link #submit}: made-up skus and idle items leave none. */
+    private final InUse<Lane<C, R>> lanes = new InUse<>(Lane::new);
     private final int maxBatch;
     private final long maxWaitNanos;
     private final long decideWithinNanos;
@@ -62,7 +64,24 @@ public final class Combiner<C, R> {
      * still a true answer instead of running into {@code outcome-unknown}.
      */
     public R submit(String key, C request, Batch<C, R> batch) {
-        Lane<C, R> lane = lanes.computeIfAbsent(key, k -> new Lane<>());
+        return lanes.use(key, lane -> submit(lane, request, batch));
+    }
+
+    /** How many keys have a lane now: one per key with a request in this pod. */
+    public int lanes() {
+        return lanes.size();
+    }
+
+    /**
+     * Reports {@link #lanes} as the gauge {@code flashstock.items.tracked{kind=lanes}}: per-item state follows the
+     * items being bought now, never made-up skus.
+     */
+    public Combiner<C, R> tracked(MeterRegistry registry, String strategy) {
+        TrackedItems.register(registry, "lanes", strategy, this, Combiner::lanes);
+        return this;
+    }
+
+    private R submit(Lane<C, R> lane, C request, Batch<C, R> batch) {
         long deadline = System.nanoTime() + decideWithinNanos;
         Pending<C, R> mine = new Pending<>(request, deadline);
         lane.queue.add(mine);
@@ -173,7 +192,10 @@ public final class Combiner<C, R> {
         }
     }
 
-    /** The requests of one key waiting in this pod, and the lock the current batch runner holds. */
+    /**
+     * The requests of one key waiting in this pod, and the lock the current batch runner holds. Every request queued
+     * on a lane is inside {@link #submit} until it is answered, so the lane outlives its work ({@link InUse}).
+     */
     private static final class Lane<C, R> {
         final ConcurrentLinkedQueue<Pending<C, R>> queue = new ConcurrentLinkedQueue<>();
         final ReentrantLock lock = new ReentrantLock();

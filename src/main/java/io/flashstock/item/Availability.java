@@ -1,13 +1,17 @@
 package io.flashstock.item;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.redis.RedisKeys;
+import io.flashstock.support.TrackedItems;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
@@ -36,8 +40,13 @@ import org.jboss.logging.Logger;
 public class Availability {
 
     private static final Logger LOG = Logger.getLogger(Availability.class);
-    /** Entries kept at most; past it the map is emptied (a storm of made-up skus must not grow the heap). */
+    /**
+     * Entries kept at most; past it the map is emptied. Only items that exist get an entry (made-up skus go to the
+     * bounded {@link #unknown} cache), so this is a last guard, not the bound a storm runs into.
+     */
     static final int MAX_ENTRIES = 100_000;
+    /** Made-up skus remembered at most (about 100 bytes each); past it Caffeine evicts the least useful. */
+    static final int MAX_UNKNOWN = 10_000;
 
     /** What is known of one item: the level (null: forgotten), the change number below which nothing is taken. */
     private record Entry(StockLevel level, long floor, long loadedAt) {
@@ -49,6 +58,17 @@ public class Availability {
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
     private final Map<String, CompletableFuture<StockLevel>> loading = new ConcurrentHashMap<>();
     private final Counter fromMemory;
+    /**
+     * Skus found not to be items, answered 404 from memory for {@code flashstock.availability.unknown-sku-ttl}: a
+     * storm of made-up skus costs one look-up per sku and TTL, and nothing else.
+     */
+    private final Cache<String, Boolean> unknown;
+    /**
+     * When each sku was last created or changed (System.nanoTime), so that a "not found" answered from before it is
+     * not remembered. Bounded like {@link #unknown}, and kept as long.
+     */
+    private final Cache<String, Long> changedAt;
+    private final Counter notFoundFromMemory;
 
     Availability(StockMirror mirror, UnitsBackChannel unitsBack, FlashstockConfig config, MeterRegistry registry) {
         this.mirror = mirror;
@@ -57,18 +77,28 @@ public class Availability {
         this.fromMemory = Counter.builder("flashstock.purchases.sold-out.from-memory")
                 .description("Purchases answered 409 sold-out from what the pod knew, without Redis or MySQL")
                 .register(registry);
+        Duration unknownTtl = config.availability().unknownSkuTtl();
+        this.unknown = Caffeine.newBuilder().maximumSize(MAX_UNKNOWN).expireAfterWrite(unknownTtl).build();
+        this.changedAt = Caffeine.newBuilder().maximumSize(MAX_UNKNOWN).expireAfterWrite(unknownTtl).build();
+        this.notFoundFromMemory = Counter.builder("flashstock.items.not-found.from-memory")
+                .description("Requests answered 404 item-not-found from the pod's memory of made-up skus")
+                .register(registry);
+        TrackedItems.register(registry, "availability", "any", entries, Map::size);
+        TrackedItems.register(registry, "unknown-skus", "any", unknown, Cache::estimatedSize);
     }
 
     void onStart(@Observes StartupEvent event) {
         unitsBack.start(new UnitsBackChannel.Listener() {
             @Override
             public void unitsBack(String sku, long version) {
+                exists(sku);
                 forget(sku, version);
             }
 
             @Override
             public void forgetAll() {
                 entries.clear();
+                unknown.invalidateAll();
             }
 
             @Override
@@ -78,6 +108,7 @@ public class Availability {
                 // older answers.
                 entries.replaceAll((sku, entry) -> entry.level() == null ? entry
                         : new Entry(null, entry.floor(), entry.loadedAt()));
+                unknown.invalidateAll(); // an item created meanwhile was announced to no one here
             }
         });
     }
@@ -114,6 +145,43 @@ public class Availability {
             boolean keep = old != null && old.level() != null && old.level().version() >= version;
             return new Entry(keep ? old.level() : null, floor, keep ? old.loadedAt() : System.nanoTime());
         });
+    }
+
+    /**
+     * Whether the sku is known not to be an item: found missing within {@code unknown-sku-ttl}, not created since, and
+     * the subscription up (creations are announced over it). Any thread may ask: nothing blocks.
+     */
+    public boolean knownMissing(String sku) {
+        if (!listening() || unknown.getIfPresent(sku) == null) {
+            return false;
+        }
+        notFoundFromMemory.increment();
+        return true;
+    }
+
+    /**
+     * A request that began at {@code askedAt} (System.nanoTime) found no item {@code sku}: remembered, unless the item
+     * was created (or changed) since it began.
+     */
+    public void notFound(String sku, long askedAt) {
+        Long changed = changedAt.getIfPresent(sku);
+        if (changed == null || changed - askedAt < 0) {
+            unknown.put(sku, Boolean.TRUE);
+        }
+    }
+
+    /**
+     * The item was created: this pod forgets it was missing at once, and every other pod when the announcement
+     * reaches it ({@link UnitsBackChannel}). Never throws nor waits for Redis.
+     */
+    public void created(String sku, long version) {
+        exists(sku);
+        unitsBack.announce(sku, version);
+    }
+
+    private void exists(String sku) {
+        changedAt.put(sku, System.nanoTime());
+        unknown.invalidate(sku);
     }
 
     /**
@@ -193,6 +261,9 @@ public class Availability {
 
     /** The item's availability, loaded at most once per TTL in this pod (concurrent readers share one load). */
     public AvailabilityView read(String sku) {
+        if (knownMissing(sku)) {
+            throw FlashstockException.itemNotFound(sku);
+        }
         Entry entry = entries.get(sku);
         StockLevel level = entry != null && entry.level() != null && System.nanoTime() - entry.loadedAt() <= ttlNanos
                 ? entry.level() : load(sku);
@@ -216,8 +287,13 @@ public class Availability {
             }
         }
         try {
+            long askedAt = System.nanoTime();
             StockLevel level = mirror.level(sku);
-            remember(sku, level);
+            if (level == StockLevel.NONE) {
+                notFound(sku, askedAt);
+            } else {
+                remember(sku, level);
+            }
             mine.complete(level);
             return level;
         } catch (RuntimeException e) {

@@ -33,6 +33,7 @@ public class ItemService {
     /** Creates the item; once committed, the mirror (redis-lua) warms its hot stock. */
     public ItemView create(CreateItemRequest request) {
         ItemView created = QuarkusTransaction.requiringNew().call(() -> insert(request));
+        availability.created(created.sku(), created.version());
         mirror.itemCreated(created.sku());
         return created;
     }

@@ -64,7 +64,7 @@ public class MySqlStock implements StockMirror {
     }
 
     @Override
-    public boolean persistPending(String orderId) {
+    public boolean persistPending(String id, boolean isPurchase) {
         return false;
     }
 

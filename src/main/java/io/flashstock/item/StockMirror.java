@@ -50,10 +50,11 @@ public interface StockMirror {
     boolean mayHavePending();
 
     /**
-     * Makes an order that was acknowledged but may not be in MySQL yet (write-behind) land there now; returns
-     * whether anything was persisted. For GET/confirm/cancel right after the purchase.
+     * Makes an order (or, {@code isPurchase}, a multi-item purchase) that was acknowledged but may not be in MySQL yet
+     * (write-behind) land there now; returns whether anything was persisted. For GET/confirm/cancel right after the
+     * purchase. A made-up order id costs one bounded lookup, never relay work.
      */
-    boolean persistPending(String orderId);
+    boolean persistPending(String id, boolean isPurchase);
 
     /**
      * Inside the transaction that gave units of the item back in MySQL: the item's version to {@link #announce} after

@@ -273,7 +273,7 @@ public class OrderService {
     private void persistIfPending(String id, boolean isPurchase) {
         if (mirror.mayHavePending() && OrderIds.isRecent(id, PENDING_WINDOW)
                 && !(isPurchase ? Purchase.count("id", id) > 0 : PurchaseOrder.exists(id))) {
-            mirror.persistPending(id);
+            mirror.persistPending(id, isPurchase);
         }
     }
 

@@ -58,8 +58,9 @@ public class PurchaseService {
 
     /**
      * What a purchase can be refused without Redis or MySQL, so any thread may ask it (the resource asks on the
-     * event loop, before it hands the purchase to a worker): a quantity over the bound (400), and an item this pod
-     * knows has too few units (409 {@code sold-out}, counted in {@code flashstock.purchases} like any other answer).
+     * event loop, before it hands the purchase to a worker): a quantity over the bound (400), a sku this pod found
+     * missing a moment ago (404, {@link Availability#knownMissing}), and an item this pod knows has too few units (409
+     * {@code sold-out}); the last two counted in {@code flashstock.purchases} like any other answer.
      * With an Idempotency-Key the strategy answers a sold-out: the request may be the retry of a 201.
      */
     public void refuseFromMemory(String sku, int quantity, String idempotencyKey) {
@@ -67,6 +68,11 @@ public class PurchaseService {
             throw FlashstockException.invalid("quantity: must be at most " + maxQuantity + " per purchase");
         }
         long start = System.nanoTime();
+        if (availability.knownMissing(sku)) {
+            purchaseTimers.get(ProblemCode.ITEM_NOT_FOUND.code()).record(System.nanoTime() - start,
+                    TimeUnit.NANOSECONDS);
+            throw FlashstockException.itemNotFound(sku);
+        }
         if (idempotencyKey == null && availability.soldOut(sku, quantity)) {
             purchaseTimers.get(ProblemCode.SOLD_OUT.code()).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             throw FlashstockException.soldOut(sku, quantity);
@@ -93,6 +99,8 @@ public class PurchaseService {
                     purchaseTimers.get(outcome).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
                     if (failure instanceof FlashstockException e && e.code() == ProblemCode.SOLD_OUT) {
                         availability.learnSoon(sku); // the next refusals of this item come from memory
+                    } else if (failure instanceof FlashstockException e && e.code() == ProblemCode.ITEM_NOT_FOUND) {
+                        availability.notFound(sku, start); // and of this made-up sku
                     }
                 });
     }
@@ -119,13 +127,15 @@ public class PurchaseService {
             cart = new CartCommand(userId, lines, idempotencyKey, fingerprint(cart));
         }
         Timer.Sample sample = Timer.start(registry);
+        long start = System.nanoTime();
         String outcome = "error";
         try {
-            if (idempotencyKey == null) {
-                for (CartCommand.Line line : cart.lines()) {
-                    if (availability.soldOut(line.sku(), line.quantity())) {
-                        throw FlashstockException.soldOut(line.sku(), line.quantity()).forLine(line.sku());
-                    }
+            for (CartCommand.Line line : cart.lines()) {
+                if (availability.knownMissing(line.sku())) {
+                    throw FlashstockException.itemNotFound(line.sku()).forLine(line.sku());
+                }
+                if (idempotencyKey == null && availability.soldOut(line.sku(), line.quantity())) {
+                    throw FlashstockException.soldOut(line.sku(), line.quantity()).forLine(line.sku());
                 }
             }
             rateLimiter.admit(userId, clientAddress);
@@ -136,6 +146,8 @@ public class PurchaseService {
             outcome = e.code().code();
             if (e.code() == ProblemCode.SOLD_OUT && e.sku() != null) {
                 availability.learn(e.sku());
+            } else if (e.code() == ProblemCode.ITEM_NOT_FOUND && e.sku() != null) {
+                availability.notFound(e.sku(), start);
             }
             throw e;
         } finally {

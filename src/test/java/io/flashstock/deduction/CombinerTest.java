@@ -73,6 +73,28 @@ class CombinerTest {
     }
 
     @Test
+    void aKeyKeepsNoLaneOnceItsRequestsAreAnswered() throws Exception {
+        Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), Duration.ofSeconds(30), sizes);
+        for (int i = 0; i < 1_000; i++) { // made-up keys, each refused: nothing of them stays
+            String key = "made-up-" + i;
+            assertThrows(FlashstockException.class, () -> combiner.submit(key, 1,
+                    requests -> requests.stream().map(r -> Result.<String>refused(FlashstockException.itemNotFound(key)))
+                            .toList()));
+        }
+        assertEquals(0, combiner.lanes());
+        List<Future<String>> answers = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) { // 16 threads over 3 keys: lanes come and go while requests queue on them
+            int request = i;
+            answers.add(pool.submit(() -> combiner.submit("hot-" + request % 3, request,
+                    requests -> requests.stream().map(r -> Result.of("answer-" + r)).toList())));
+        }
+        for (int i = 0; i < answers.size(); i++) {
+            assertEquals("answer-" + i, answers.get(i).get(5, TimeUnit.SECONDS));
+        }
+        assertEquals(0, combiner.lanes());
+    }
+
+    @Test
     void aBatchThatThrowsAnswersEveryRequestOfIt() {
         Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), Duration.ofSeconds(30), sizes);
         IllegalStateException failure = new IllegalStateException("database gone");

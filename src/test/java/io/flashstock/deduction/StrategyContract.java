@@ -23,6 +23,7 @@ import java.util.stream.Collectors;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
+import io.flashstock.testsupport.InProcess;
 import io.flashstock.testsupport.Instances;
 import io.flashstock.testsupport.Pause;
 import io.flashstock.testsupport.Tokens;
@@ -80,6 +81,41 @@ public abstract class StrategyContract extends CartContract {
         }
         assertTrue(unitsSold <= 50 && unitsSold >= 48, "sold out to within one multi-unit purchase: " + unitsSold);
         assertCounters(sku, 50, (int) (50 - unitsSold), (int) unitsSold, 0); // reserved == units in 201 answers
+    }
+
+    // ---- hostile callers: made-up skus -----------------------------------------------------------------------------
+
+    /**
+     * Purchases (with and without an Idempotency-Key), carts and availability reads of made-up skus are 404 and leave
+     * nothing behind: no per-item state in the pod ({@code flashstock.items.tracked} does not grow), no Redis key of
+     * theirs, no entry in the active items. Repeats are answered from memory; creating the sku sells it at once.
+     */
+    @Test
+    void madeUpSkusLeaveNothingBehindAndANewItemSellsAtOnce() {
+        Map<String, Double> before = InProcess.trackedItems();
+        String ghost = newSku("ghost");
+        int skus = 60;
+        for (int i = 0; i < skus; i++) {
+            String sku = ghost + "-" + i;
+            purchase(sku, "ghost-buyer", 1, i % 2 == 0 ? null : "ghost-key-" + i).then().statusCode(404)
+                    .body("type", endsWith("item-not-found"));
+            given().get("/items/" + sku + "/availability").then().statusCode(404);
+            given().contentType(ContentType.JSON).body("{\"userId\":\"ghost-buyer\",\"lines\":[{\"sku\":\"" + sku + "\",\"quantity\":1}]}")
+                    .post("/purchases").then().statusCode(404).body("sku", equalTo(sku));
+        }
+        Map<String, Double> after = InProcess.trackedItems();
+        for (Map.Entry<String, Double> kind : after.entrySet()) {
+            if (!kind.getKey().startsWith("unknown-skus/")) {
+                assertTrue(kind.getValue() <= before.getOrDefault(kind.getKey(), 0.0),
+                        "per-item state grew with made-up skus: " + before + " -> " + after);
+            }
+        }
+        assertEquals(List.of(), InProcess.redisKeys("fs:{" + ghost + "*"), "Redis keys of made-up skus");
+        assertFalse(InProcess.inSortedSet("fs:active", ghost + "-1"), "a made-up sku among the active items");
+
+        String sku = ghost + "-0"; // found missing a moment ago, in every pod that was asked
+        createItem(sku, 1, 0);
+        buy(sku, "ghost-buyer", 1);
     }
 
     // ---- per-user limit -------------------------------------------------------------------------------------------

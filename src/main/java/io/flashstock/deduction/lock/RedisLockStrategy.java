@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -22,12 +21,15 @@ import io.flashstock.deduction.DeductionStrategy;
 import io.flashstock.deduction.LostPurchases;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.PurchaseOutcome;
+import io.flashstock.deduction.Replays;
 import io.flashstock.deduction.StrategyName;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.item.Item;
 import io.flashstock.redis.Lease;
 import io.flashstock.redis.RedisLock;
+import io.flashstock.support.InUse;
+import io.flashstock.support.TrackedItems;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -63,8 +65,8 @@ public class RedisLockStrategy implements DeductionStrategy {
     private final Duration reservationTtl;
     private final Duration maxWait;
     private final Duration leaseLength;
-    /** Carts' local queues per item (single purchases queue on the combiner's lanes). */
-    private final Map<String, ReentrantLock> gates = new ConcurrentHashMap<>();
+    /** Carts' local queues per item in use (single purchases queue on the combiner's lanes). */
+    private final InUse<ReentrantLock> gates = new InUse<>(() -> new ReentrantLock(true));
     private final Combiner<PurchaseCommand, PurchaseOutcome> combiner;
 
     RedisLockStrategy(RedisLock locks, FencedReservation fenced, FlashstockConfig config, MeterRegistry registry) {
@@ -73,10 +75,11 @@ public class RedisLockStrategy implements DeductionStrategy {
         this.reservationTtl = config.reservationTtl();
         this.maxWait = config.lock().maxWait();
         this.leaseLength = config.lock().lease();
-        this.combiner = new Combiner<>(config.lock().maxBatch(), maxWait, config.decideWithin(),
+        this.combiner = new Combiner<PurchaseCommand, PurchaseOutcome>(config.lock().maxBatch(), maxWait, config.decideWithin(),
                 DistributionSummary.builder("flashstock.lock.batch.size")
                         .description("Purchases decided together under one grant of an item's redis-lock lock")
-                        .register(registry));
+                        .register(registry)).tracked(registry, StrategyName.REDIS_LOCK.configValue());
+        TrackedItems.register(registry, "cart-gates", StrategyName.REDIS_LOCK.configValue(), gates, InUse::size);
     }
 
     @Override
@@ -86,18 +89,28 @@ public class RedisLockStrategy implements DeductionStrategy {
 
     @Override
     public PurchaseOutcome purchase(PurchaseCommand command) {
-        // A sold-out item (or an unknown sku) needs no lock: once an item is sold out, a storm of buyers reads
-        // its row instead of queueing for the lock. A replay of an earlier Idempotency-Key still goes through.
-        if (!command.hasIdempotencyKey()) {
-            QuarkusTransaction.requiringNew().run(() -> {
-                if (DbPurchase.item(command.sku()).available < command.quantity()) {
-                    throw FlashstockException.soldOut(command.sku(), command.quantity());
-                }
-            });
+        PurchaseOutcome replay = QuarkusTransaction.requiringNew().call(() -> beforeTheLock(command));
+        if (replay != null) {
+            return replay;
         }
         // Buyers of one item in this pod queue on its lane: whoever holds it takes the item's Redis lock once for
         // everything queued, so a pod has one waiter per item in Redis and one grant serves a whole batch.
         return combiner.submit(command.sku(), command, this::underLock);
+    }
+
+    /**
+     * What is answered without the item's lock, with or without an Idempotency-Key, reading the item's row: an unknown
+     * sku (404: it never takes a lock, so it leaves no lock or fencing counter in Redis), the replay of a key already
+     * stored (an earlier answer, final), and a sold-out item (409: a storm of buyers of a sold-out item, keyed or not,
+     * reads its row instead of queueing for the lock). Null: decide it under the lock.
+     */
+    private static PurchaseOutcome beforeTheLock(PurchaseCommand command) {
+        Item item = DbPurchase.item(command.sku());
+        PurchaseOutcome replay = Replays.replayOrNull(command);
+        if (replay == null && item.available < command.quantity()) {
+            throw FlashstockException.soldOut(command.sku(), command.quantity());
+        }
+        return replay;
     }
 
     /**
@@ -160,26 +173,35 @@ public class RedisLockStrategy implements DeductionStrategy {
      */
     @Override
     public CartOutcome purchase(CartCommand cart) {
-        long deadline = System.nanoTime() + maxWait.toNanos();
-        List<ReentrantLock> entered = new ArrayList<>();
-        try {
-            for (CartCommand.Line line : cart.lines()) {
-                ReentrantLock gate = gates.computeIfAbsent(line.sku(), sku -> new ReentrantLock(true));
+        QuarkusTransaction.requiringNew().run(() -> cart.lines().forEach(line -> {
+            if (Item.findById(line.sku()) == null) { // before any gate or lock: an unknown sku leaves nothing
+                throw FlashstockException.itemNotFound(line.sku()).forLine(line.sku());
+            }
+        }));
+        return throughGates(cart, 0, System.nanoTime() + maxWait.toNanos());
+    }
+
+    /** Enters the gates of the cart's lines from {@code index} on, in sku order, then takes their Redis locks. */
+    private CartOutcome throughGates(CartCommand cart, int index, long deadline) {
+        if (index == cart.lines().size()) {
+            return cartUnderLocks(cart, deadline);
+        }
+        return gates.use(cart.lines().get(index).sku(), gate -> {
+            try {
                 if (!gate.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                     throw new UnavailableException("Too many concurrent purchases of these items; nothing was "
                             + "changed, try again.");
                 }
-                entered.add(gate);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new UnavailableException("Interrupted while waiting; nothing was changed, try again.", e);
             }
-            return cartUnderLocks(cart, deadline);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new UnavailableException("Interrupted while waiting; nothing was changed, try again.", e);
-        } finally {
-            for (int i = entered.size() - 1; i >= 0; i--) {
-                entered.get(i).unlock();
+            try {
+                return throughGates(cart, index + 1, deadline);
+            } finally {
+                gate.unlock();
             }
-        }
+        });
     }
 
     private CartOutcome cartUnderLocks(CartCommand cart, long deadline) {

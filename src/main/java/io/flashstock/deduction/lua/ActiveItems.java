@@ -11,6 +11,8 @@ import io.flashstock.config.FlashstockConfig;
 import io.flashstock.order.OrderIds;
 import io.flashstock.redis.LuaScript;
 import io.flashstock.redis.RedisKeys;
+import io.flashstock.support.TrackedItems;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.redis.datasource.sortedset.ScoreRange;
@@ -53,11 +55,16 @@ public class ActiveItems {
     private final Map<String, Double> read = new ConcurrentHashMap<>();
     /** The highest announcement time read from the shared set; later reads start {@link #SKEW} before it. */
     private volatile double seenUpTo = Double.NEGATIVE_INFINITY;
+    /** When {@link #refreshIfDue} last read the shared set (System.nanoTime). */
+    private final java.util.concurrent.atomic.AtomicLong lastRefresh = new java.util.concurrent.atomic.AtomicLong(
+            System.nanoTime() - java.time.Duration.ofHours(1).toNanos());
 
-    ActiveItems(RedisDataSource redis, ReactiveRedisDataSource reactive, FlashstockConfig config) {
+    ActiveItems(RedisDataSource redis, ReactiveRedisDataSource reactive, FlashstockConfig config,
+            MeterRegistry registry) {
         this.redis = redis;
         this.reactive = reactive;
         this.activeForNanos = config.lua().activeFor().toNanos();
+        TrackedItems.register(registry, "active-items", "redis-lua", touched, Map::size);
     }
 
     /**
@@ -109,6 +116,17 @@ public class ActiveItems {
             }
         }
         return tagged;
+    }
+
+    /** {@link #refresh} unless one ran within {@code minGap} (then false): a bound however often it is asked for. */
+    boolean refreshIfDue(java.time.Duration minGap) {
+        long now = System.nanoTime();
+        long last = lastRefresh.get();
+        if (now - last < minGap.toNanos() || !lastRefresh.compareAndSet(last, now)) {
+            return false;
+        }
+        refresh();
+        return true;
     }
 
     /**

@@ -3,10 +3,12 @@ package io.flashstock.deduction.lua;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.Supplier;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.error.FlashstockException;
+import io.flashstock.error.ProblemCode;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.support.Causes;
@@ -88,9 +90,27 @@ public class HotStock {
      */
     public Decision purchase(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt,
             String cart) {
-        items.touch(command.sku());
-        return warmedIfNeeded(command, orderId, createdAt, expiresAt, cart,
-                decide(command, orderId, createdAt, expiresAt, cart));
+        return touching(command.sku(), () -> warmedIfNeeded(command, orderId, createdAt, expiresAt, cart,
+                decide(command, orderId, createdAt, expiresAt, cart)));
+    }
+
+    /**
+     * Runs a script call of the item, then records the item as active ({@link ActiveItems#touch}) so that every pod's
+     * rounds look at it, whatever the call's answer, even a failure (its script may have run), unless the sku turned
+     * out not to be an item: a made-up sku leaves nothing behind.
+     */
+    private Decision touching(String sku, Supplier<Decision> call) {
+        boolean item = true;
+        try {
+            return call.get();
+        } catch (FlashstockException e) {
+            item = e.code() != ProblemCode.ITEM_NOT_FOUND;
+            throw e;
+        } finally {
+            if (item) {
+                items.touch(sku);
+            }
+        }
     }
 
     /**
@@ -104,20 +124,21 @@ public class HotStock {
         if (generation == null) {
             return Uni.createFrom().failure(coldAnswer());
         }
-        items.touch(command.sku());
         return scripts.purchase.runAsync(reactive, purchaseKeys(command, orderId),
                 purchaseArgs(command, orderId, createdAt, expiresAt, null, generation), timeout)
                 .onItemOrFailure().transformToUni((reply, failure) -> {
                     if (failure != null) {
+                        items.touch(command.sku()); // the script may have run: its item's rounds must look
                         return Workers.<Decision>call(() -> {
                             throw abandoned(command, orderId, Causes.unchecked(failure));
                         });
                     }
                     Decision decision = parse(reply, orderId, createdAt);
                     if (decision.reply() == PurchaseReply.COLD || decision.reply() == PurchaseReply.STALE) {
-                        return Workers.call(() -> warmedIfNeeded(command, orderId, createdAt, expiresAt, null,
-                                decision));
+                        return Workers.call(() -> touching(command.sku(),
+                                () -> warmedIfNeeded(command, orderId, createdAt, expiresAt, null, decision)));
                     }
+                    items.touch(command.sku());
                     return Uni.createFrom().item(decision);
                 });
     }

@@ -165,7 +165,6 @@ public class HotStockMirror implements StockMirror {
 
     @Override
     public StockLevel level(String sku) {
-        items.touch(sku);
         StockLevel level = hotLevel(sku);
         for (int attempt = 0; level == null && attempt < 2; attempt++) { // missing or stale: warm, read again
             try {
@@ -181,6 +180,7 @@ public class HotStockMirror implements StockMirror {
         if (level == null) {
             throw new UnavailableException("The hot stock is not ready; try again.");
         }
+        items.touch(sku); // only once it is known to be an item: a made-up sku is never recorded as active
         return level;
     }
 
@@ -219,12 +219,12 @@ public class HotStockMirror implements StockMirror {
     }
 
     @Override
-    public boolean persistPending(String orderId) {
+    public boolean persistPending(String id, boolean isPurchase) {
         if (settings.persistence() != FlashstockConfig.Persistence.WRITE_BEHIND) {
             return false;
         }
         try {
-            return !relay.drainFor(orderId, LOOKUP_WAIT).isEmpty();
+            return !relay.drainFor(id, isPurchase, LOOKUP_WAIT).isEmpty();
         } catch (UnavailableException e) {
             throw e;
         } catch (RuntimeException e) {

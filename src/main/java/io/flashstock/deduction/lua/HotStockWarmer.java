@@ -237,18 +237,19 @@ public class HotStockWarmer {
      * every request of the new one would rebuild it back (seen after a FLUSHALL: seven rebuilds in four seconds).
      */
     private boolean warm(String sku) {
-        items.touch(sku);
         try (Lease lease = locks.acquire(sku, Duration.ofSeconds(30), Duration.ofSeconds(10))) {
             String current = generation;
             String itemGeneration = redis.hash(String.class).hget(RedisKeys.stock(sku), "gen");
             if (current.equals(itemGeneration)) {
+                items.touch(sku);
                 return true;
             }
             ItemSnapshot snapshot = QuarkusTransaction.requiringNew()
                     .call(() -> ItemSnapshot.load(sku, settings.idempotencyTtl()));
             if (snapshot == null) {
-                return false;
+                return false; // not an item: nothing of it is recorded as active
             }
+            items.touch(sku);
             if (itemGeneration != null || redis.key().exists(RedisKeys.stock(sku))) {
                 cold.increment();
                 LOG.infof("Rebuilding the hot stock of %s from MySQL (it was of generation %s)", sku, itemGeneration);

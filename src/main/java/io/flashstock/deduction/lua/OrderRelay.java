@@ -45,6 +45,8 @@ public class OrderRelay {
     private static final Logger LOG = Logger.getLogger(OrderRelay.class);
     /** How often a relay looks at every item with work, not only those bought through its pod. */
     static final java.time.Duration FULL_ROUND = java.time.Duration.ofSeconds(1);
+    /** Most often a look-up of a recent id reads the items other pods announced. */
+    static final java.time.Duration REFRESH_AT_MOST_EVERY = java.time.Duration.ofMillis(100);
 
     private final PendingStream stream;
     private final PendingOrderWriter writer;
@@ -113,23 +115,31 @@ public class OrderRelay {
     }
 
     /**
-     * Persists every pending order of the items {@code orderId} can belong to (those whose tag it carries: one, or
-     * a few that share a tag; none for an id that is not ours), waiting at most {@code wait} for a relay round
-     * under way. Returns those items. An order looked up right after its 201 is then in MySQL, and a made-up id
-     * costs at most the same, never a pass over every item.
+     * Persists every pending order of the items {@code id} can belong to (those whose tag it carries: one, or a few
+     * that share a tag; none for an id that is not ours), waiting at most {@code wait} for a relay round under way.
+     * Returns those items. An order looked up right after its 201 is then in MySQL.
+     *
+     * <p>What a made-up id costs: an order id is drained for only if an item of its tag holds it as a RESERVED order
+     * ({@link PendingStream#holds}: one HEXISTS per item of the tag), so an id with the tag of the hot item, made up
+     * from one of its real ids, costs that look-up and never relay work. The items announced by other pods are read
+     * again ({@link ActiveItems#refresh}) at most every {@link #REFRESH_AT_MOST_EVERY}, however many ids are asked
+     * for. A purchase id ({@code isPurchase}) is not held by its id anywhere, so the items of its tag with pending
+     * entries are drained.
      *
      * @throws UnavailableException when a round did not finish within {@code wait}
      */
-    public Set<String> drainFor(String orderId, java.time.Duration wait) {
-        OptionalInt tag = OrderIds.itemTagOf(orderId);
+    public Set<String> drainFor(String id, boolean isPurchase, java.time.Duration wait) {
+        OptionalInt tag = OrderIds.itemTagOf(id);
         if (tag.isEmpty()) {
             return Set.of();
         }
         Set<String> candidates = items.withTag(tag.getAsInt());
-        if (candidates.isEmpty()) {
-            items.refresh(); // bought through another pod a moment ago, before this pod's watch read it
-            candidates = items.withTag(tag.getAsInt());
+        if (candidates.isEmpty() && items.refreshIfDue(REFRESH_AT_MOST_EVERY)) {
+            candidates = items.withTag(tag.getAsInt()); // bought through another pod, before this pod's watch read it
         }
+        candidates = candidates.stream()
+                .filter(sku -> isPurchase ? !stream.isEmpty(sku) : stream.holds(sku, id))
+                .collect(java.util.stream.Collectors.toSet());
         if (candidates.isEmpty()) {
             return Set.of();
         }

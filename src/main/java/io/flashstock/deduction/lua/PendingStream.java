@@ -68,6 +68,11 @@ public class PendingStream {
         return redis.stream(String.class).xlen(RedisKeys.orders(sku)) == 0;
     }
 
+    /** Whether the item holds {@code orderId} as a RESERVED order (acknowledged, maybe not in MySQL yet). */
+    public boolean holds(String sku, String orderId) {
+        return redis.hash(String.class).hexists(RedisKeys.held(sku), orderId);
+    }
+
     /** Entries nobody has read yet, now held by {@code consumer}. */
     public List<PendingOrder> readNew(String sku, String consumer, int count) {
         return read(sku, consumer, count, ">");

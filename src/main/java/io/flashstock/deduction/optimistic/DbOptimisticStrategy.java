@@ -48,11 +48,11 @@ public class DbOptimisticStrategy implements DeductionStrategy {
     DbOptimisticStrategy(ConflictRetry retry, FlashstockConfig config, MeterRegistry registry) {
         this.retry = retry;
         this.reservationTtl = config.reservationTtl();
-        this.combiner = new Combiner<>(config.optimistic().maxBatch(), config.optimistic().maxTime(),
+        this.combiner = new Combiner<PurchaseCommand, PurchaseOutcome>(config.optimistic().maxBatch(), config.optimistic().maxTime(),
                 config.decideWithin(),
                 DistributionSummary.builder("flashstock.db.batch.size")
                         .description("Purchases decided together in one db-optimistic transaction")
-                        .register(registry));
+                        .register(registry)).tracked(registry, StrategyName.DB_OPTIMISTIC.configValue());
     }
 
     @Override

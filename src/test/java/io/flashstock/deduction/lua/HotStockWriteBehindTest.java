@@ -156,11 +156,26 @@ class HotStockWriteBehindTest extends HotStockResilience {
         createItem(sku, 5, 0);
         given().contentType("application/json").body("{\"userId\":\"t\",\"quantity\":1}")
                 .post("/items/" + sku + "/purchases").then().statusCode(201);
-        Set<String> drained = relay.drainFor(OrderIds.next(sku), Duration.ofSeconds(2));
+        Set<String> drained = relay.drainFor(OrderIds.next(sku), true, Duration.ofSeconds(2));
         assertTrue(drained.contains(sku), drained.toString());
         assertTrue(drained.stream().allMatch(s -> OrderIds.itemTag(s) == OrderIds.itemTag(sku)), drained.toString());
-        assertEquals(Set.of(), relay.drainFor(UUID.randomUUID().toString(), Duration.ofSeconds(2)), "not our id");
+        assertEquals(Set.of(), relay.drainFor(UUID.randomUUID().toString(), true, Duration.ofSeconds(2)),
+                "not our id");
         given().get("/orders/" + OrderIds.next(sku)).then().statusCode(404);
+    }
+
+    /**
+     * An order id made up with the tag of an item that has pending orders (as from one of its real ids) is looked up
+     * in the item's held orders and drains nothing; a real one drains its item.
+     */
+    @Test
+    void aMadeUpOrderIdOfAHotItemCostsALookUpNotADrain() {
+        String sku = newSku("madeup");
+        createItem(sku, 5, 0);
+        String real = given().contentType("application/json").body("{\"userId\":\"t\",\"quantity\":1}")
+                .post("/items/" + sku + "/purchases").then().statusCode(201).extract().path("orderId");
+        assertEquals(Set.of(), relay.drainFor(OrderIds.next(sku), false, Duration.ofSeconds(2)), "made up");
+        assertEquals(Set.of(sku), relay.drainFor(real, false, Duration.ofSeconds(2)), "held: a real order");
     }
 
     /**
