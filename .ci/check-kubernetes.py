@@ -11,6 +11,7 @@ Fails (exit 1, every problem listed) unless the file parses as YAML and holds:
   - a Service on port 80 to the container's 8080 and a PodDisruptionBudget with minAvailable 1, both selecting
     the Deployment's pods;
   - the token issuer and public key configured (a key file must lie on a volume mount);
+  - one collector: GC_CONTAINER_OPTIONS (the launcher's, default -XX:+UseParallelGC) agrees with JAVA_OPTS_APPEND;
   - no literal credentials anywhere (no Secret with values, no password-like env value or ConfigMap entry, no
     password in a URL) and no unfilled ${...} placeholder.
 Needs PyYAML (Debian/Ubuntu: apt-get install python3-yaml).
@@ -42,6 +43,9 @@ SENSITIVE = re.compile(r"PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL|USERNAME|JDBC_U
 # Off-heap memory the JVM needs besides the heap: measured about 225Mi with the serial collector the options choose
 # (270Mi with G1): metaspace, code cache, GC, symbols, thread stacks, malloc arenas; plus a margin. See docs/operations.md, "Running on Kubernetes".
 MIN_OFF_HEAP_MI = 320
+# A collector option, and the one the image's launcher adds when GC_CONTAINER_OPTIONS is unset.
+GC_FLAG = re.compile(r"-XX:\+Use(Serial|Parallel|G1|Z|Shenandoah|Epsilon)GC\b")
+LAUNCHER_DEFAULT_GC = "-XX:+UseParallelGC"
 
 failures = []
 passed = []
@@ -292,6 +296,20 @@ else:
             else:
                 ok(f"JVM heap: -XX:MaxRAMPercentage={percentage:g} of {limit_mi:.0f}Mi = {heap_mi:.0f}Mi, "
                    f"{off_heap_mi:.0f}Mi left for off-heap memory")
+
+    # Collector: the image's launcher (run-java.sh) puts GC_CONTAINER_OPTIONS, by default -XX:+UseParallelGC, before
+    # JAVA_OPTS_APPEND; a JVM given two different collectors refuses to start. JAVA_OPTS replaces both.
+    if "JAVA_OPTS" not in env:
+        appended = set(GC_FLAG.findall(str((env.get("JAVA_OPTS_APPEND") or {}).get("value", ""))))
+        launcher_gc = (env.get("GC_CONTAINER_OPTIONS") or {}).get("value", LAUNCHER_DEFAULT_GC)
+        selected = appended | set(GC_FLAG.findall(str(launcher_gc)))
+        if len(selected) > 1:
+            fail(f"container {cname}: collectors {sorted(selected)} selected together (GC_CONTAINER_OPTIONS "
+                 f"{launcher_gc!r} and JAVA_OPTS_APPEND): the JVM refuses to start; set GC_CONTAINER_OPTIONS to the "
+                 "collector of JAVA_OPTS_APPEND")
+        else:
+            ok(f"collector: {', '.join(sorted(selected)) or 'the JVM default'}"
+               " (GC_CONTAINER_OPTIONS and JAVA_OPTS_APPEND agree)")
 
     # Literal credentials in env
     for variable, entry in env.items():
