@@ -12,6 +12,8 @@ Fails (exit 1, every problem listed) unless the file parses as YAML and holds:
     the Deployment's pods;
   - the token issuer and public key configured (a key file must lie on a volume mount);
   - one collector: GC_CONTAINER_OPTIONS (the launcher's, default -XX:+UseParallelGC) agrees with JAVA_OPTS_APPEND;
+  - a read-only root filesystem, and every path the process writes (/tmp, and any that the JVM options or the
+    Quarkus variables point elsewhere) on a writable, disk-backed emptyDir with a sizeLimit;
   - no literal credentials anywhere (no Secret with values, no password-like env value or ConfigMap entry, no
     password in a URL) and no unfilled ${...} placeholder.
 Needs PyYAML (Debian/Ubuntu: apt-get install python3-yaml).
@@ -46,6 +48,20 @@ MIN_OFF_HEAP_MI = 320
 # A collector option, and the one the image's launcher adds when GC_CONTAINER_OPTIONS is unset.
 GC_FLAG = re.compile(r"-XX:\+Use(Serial|Parallel|G1|Z|Shenandoah|Epsilon)GC\b")
 LAUNCHER_DEFAULT_GC = "-XX:+UseParallelGC"
+# Paths the process writes at runtime (the root filesystem is read-only): each must lie on a writable emptyDir mount.
+# /tmp always: java.io.tmpdir's default (Vert.x's file cache, multipart uploads) and the JVM's hsperfdata and crash
+# reports, which use /tmp whatever java.io.tmpdir says. Options and variables that move a write elsewhere add theirs.
+WRITABLE_PATHS = {"/tmp": "java.io.tmpdir, hsperfdata, crash reports"}
+WRITABLE_OPTIONS = [
+    (r"-Djava\.io\.tmpdir=(\S+)", "java.io.tmpdir"),
+    (r"-Dvertx\.cacheDirBase=(\S+)", "Vert.x file cache"),
+    (r"-XX:HeapDumpPath=(\S+)", "heap dumps"),
+    (r"-XX:ErrorFile=(\S+)/[^/\s]*", "crash reports"),
+    (r"-Xlog:\S*:file=(\S+)/[^/:\s]*", "JVM log"),
+]
+WRITABLE_ENV = {"QUARKUS_VERTX_CACHE_DIRECTORY": "Vert.x file cache",
+                "QUARKUS_HTTP_BODY_UPLOADS_DIRECTORY": "multipart uploads",
+                "QUARKUS_LOG_FILE_PATH": "log file"}
 
 failures = []
 passed = []
@@ -310,6 +326,46 @@ else:
         else:
             ok(f"collector: {', '.join(sorted(selected)) or 'the JVM default'}"
                " (GC_CONTAINER_OPTIONS and JAVA_OPTS_APPEND agree)")
+
+    # Read-only root filesystem: every path the JVM, Quarkus or flashstock writes must be a writable emptyDir mount.
+    csc = container.get("securityContext") or {}
+    if csc.get("readOnlyRootFilesystem") is not True:
+        fail(f"container {cname}: securityContext.readOnlyRootFilesystem is not true")
+    else:
+        ok("root filesystem: read-only")
+    options = " ".join(str((env.get(n) or {}).get("value", "")) for n in ("JAVA_OPTS", "JAVA_OPTS_APPEND",
+                                                                         "JAVA_TOOL_OPTIONS"))
+    writable = dict(WRITABLE_PATHS)
+    for pattern, what in WRITABLE_OPTIONS:
+        for value in re.findall(pattern, options):
+            writable[value] = what
+    for variable, what in WRITABLE_ENV.items():
+        value = (env.get(variable) or {}).get("value")
+        if value:
+            writable[str(value)] = what
+    volumes = {v.get("name"): v for v in pod_spec.get("volumes") or []}
+    mounts = container.get("volumeMounts") or []
+    for path, what in sorted(writable.items()):
+        covering = [m for m in mounts if path == m.get("mountPath", "").rstrip("/")
+                    or path.startswith(m.get("mountPath", "").rstrip("/") + "/")]
+        mount = max(covering, key=lambda m: len(m.get("mountPath", "")), default=None)
+        if mount is None:
+            fail(f"container {cname}: {path} ({what}) is on no volume mount, so on the read-only root filesystem")
+            continue
+        empty_dir = (volumes.get(mount.get("name")) or {}).get("emptyDir")
+        if mount.get("readOnly"):
+            fail(f"container {cname}: {path} ({what}) is on the read-only mount {mount.get('mountPath')}")
+        elif not isinstance(empty_dir, dict):
+            fail(f"container {cname}: {path} ({what}) is on volume {mount.get('name')!r}, not an emptyDir")
+        elif empty_dir.get("medium") == "Memory":
+            fail(f"container {cname}: {path} ({what}) is on a memory-backed emptyDir, which counts against the "
+                 "memory limit sized for the JVM")
+        elif memory_mi(empty_dir.get("sizeLimit", "")) is None:
+            fail(f"container {cname}: the emptyDir {mount.get('name')!r} for {path} has no sizeLimit (it could fill "
+                 "the node's disk)")
+        else:
+            ok(f"writable: {path} ({what}) on emptyDir {mount.get('name')!r} at {mount.get('mountPath')}, "
+               f"sizeLimit {empty_dir['sizeLimit']}")
 
     # Literal credentials in env
     for variable, entry in env.items():
