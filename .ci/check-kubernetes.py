@@ -10,6 +10,8 @@ Fails (exit 1, every problem listed) unless the file parses as YAML and holds:
     of the file, and a heap capped by -XX:MaxRAMPercentage that leaves room for the JVM's off-heap memory;
   - a Service on port 80 to the container's 8080 and a PodDisruptionBudget with minAvailable 1, both selecting
     the Deployment's pods;
+  - a NetworkPolicy selecting the Deployment's pods that admits the management port 9000 only from pods labelled
+    flashstock.io/monitoring: "true" and leaves 8080 open to every client (egress, if restricted, has rules);
   - the token issuer and public key configured (a key file must lie on a volume mount);
   - one collector: GC_CONTAINER_OPTIONS (the launcher's, default -XX:+UseParallelGC) agrees with JAVA_OPTS_APPEND;
   - a read-only root filesystem, and every path the process writes (/tmp, and any that the JVM options or the
@@ -48,6 +50,8 @@ MIN_OFF_HEAP_MI = 320
 # A collector option, and the one the image's launcher adds when GC_CONTAINER_OPTIONS is unset.
 GC_FLAG = re.compile(r"-XX:\+Use(Serial|Parallel|G1|Z|Shenandoah|Epsilon)GC\b")
 LAUNCHER_DEFAULT_GC = "-XX:+UseParallelGC"
+# The label of the pods (Prometheus) that may reach the management port, 9000.
+MONITORING_LABEL = ("flashstock.io/monitoring", "true")
 # Paths the process writes at runtime (the root filesystem is read-only): each must lie on a writable emptyDir mount.
 # /tmp always: java.io.tmpdir's default (Vert.x's file cache, multipart uploads) and the JVM's hsperfdata and crash
 # reports, which use /tmp whatever java.io.tmpdir says. Options and variables that move a write elsewhere add theirs.
@@ -410,6 +414,86 @@ for pdb in pdbs:
         fail(f"PodDisruptionBudget {pname}: selector does not select the Deployment's pods")
     else:
         ok(f"PodDisruptionBudget {pname}: minAvailable 1")
+
+# --- NetworkPolicy -----------------------------------------------------------------------------------------------
+def selects_all_or(selector, labels):
+    """A NetworkPolicy podSelector: {} selects every pod of the namespace; matchExpressions are not read here."""
+    selector = selector or {}
+    if selector.get("matchExpressions"):
+        return False
+    return all(labels.get(k) == v for k, v in (selector.get("matchLabels") or {}).items())
+
+
+def admits_port(rule, number):
+    """Whether an ingress rule admits TCP `number` of the container (no ports: every port)."""
+    rule_ports = rule.get("ports")
+    if not rule_ports:
+        return True
+    for entry in rule_ports:
+        if (entry.get("protocol") or "TCP") != "TCP":
+            continue
+        port = entry.get("port")
+        if port is None:
+            return True
+        if isinstance(port, str):
+            port = container_ports_by_name.get(port)
+        end = entry.get("endPort") or port
+        if port is not None and port <= number <= end:
+            return True
+    return False
+
+
+def monitoring_peer(peer):
+    labels = ((peer.get("podSelector") or {}).get("matchLabels") or {})
+    return "ipBlock" not in peer and "podSelector" in peer \
+        and labels.get(MONITORING_LABEL[0]) == MONITORING_LABEL[1]
+
+
+container_ports_by_name = {}
+for deployment in deployments:
+    for c in ((deployment.get("spec") or {}).get("template") or {}).get("spec", {}).get("containers") or []:
+        container_ports_by_name.update({p.get("name"): p.get("containerPort") for p in c.get("ports") or []})
+
+policies = [p for p in by_kind.get("NetworkPolicy", [])
+            if pod_labels and selects_all_or((p.get("spec") or {}).get("podSelector"), pod_labels)]
+ingress_policies = []
+for policy in policies:
+    pname, pspec = policy["metadata"]["name"], policy.get("spec") or {}
+    if policy["apiVersion"] != "networking.k8s.io/v1":
+        fail(f"NetworkPolicy {pname}: apiVersion {policy['apiVersion']}, expected networking.k8s.io/v1")
+    types = pspec.get("policyTypes") or (["Ingress"] + (["Egress"] if "egress" in pspec else []))
+    if "Ingress" in types:
+        ingress_policies.append(policy)
+    if "Egress" in types and not pspec.get("egress"):
+        fail(f"NetworkPolicy {pname}: Egress without egress rules cuts the pods off MySQL, Redis and DNS")
+if not ingress_policies:
+    fail("no NetworkPolicy of type Ingress selects the Deployment's pods: the management port (9000) is open to "
+         "every pod of the cluster")
+else:
+    rules = [r for p in ingress_policies for r in (p.get("spec") or {}).get("ingress") or []]
+    names = ", ".join(p["metadata"]["name"] for p in ingress_policies)
+    # 9000: every rule that admits it must admit only pods carrying the monitoring label.
+    management = [r for r in rules if admits_port(r, 9000)]
+    loose = [r for r in management if not r.get("from") or not all(monitoring_peer(p) for p in r["from"])]
+    if loose:
+        fail(f"NetworkPolicy {names}: port 9000 is admitted from more than pods labelled "
+             f"{MONITORING_LABEL[0]}={MONITORING_LABEL[1]} (rules {loose})")
+    elif not management:
+        fail(f"NetworkPolicy {names}: nothing may reach port 9000, so Prometheus cannot scrape /q/metrics; admit "
+             f"pods labelled {MONITORING_LABEL[0]}={MONITORING_LABEL[1]}")
+    else:
+        scopes = sorted({"namespaces labelled the same" if "namespaceSelector" in peer and
+                         ((peer["namespaceSelector"].get("matchLabels") or {}).get(MONITORING_LABEL[0])
+                          == MONITORING_LABEL[1]) else
+                         "any namespace" if "namespaceSelector" in peer else "the same namespace"
+                         for r in management for peer in r["from"]})
+        ok(f"NetworkPolicy {names}: port 9000 only from pods labelled {MONITORING_LABEL[0]}={MONITORING_LABEL[1]} "
+           f"({', '.join(scopes)})")
+    # 8080: open to every client (the Service, ingress controllers); probes come from the node.
+    if not any(admits_port(r, 8080) and not r.get("from") for r in rules):
+        fail(f"NetworkPolicy {names}: port 8080 is not open to every client")
+    else:
+        ok(f"NetworkPolicy {names}: port 8080 open to every client")
 
 # --- No literal credentials anywhere -----------------------------------------------------------------------------
 failures_before_credentials = len(failures)
