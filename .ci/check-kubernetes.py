@@ -10,6 +10,9 @@ Fails (exit 1, every problem listed) unless the file parses as YAML and holds:
     of the file, and a heap capped by -XX:MaxRAMPercentage that leaves room for the JVM's off-heap memory;
   - a Service on port 80 to the container's 8080 and a PodDisruptionBudget with minAvailable 1, both selecting
     the Deployment's pods;
+  - in the ConfigMap flashstock-config, the per-user rate limit turned on (FLASHSTOCK_RATE_LIMIT_PER_USER above 0,
+    FLASHSTOCK_RATE_LIMIT_PER_USER_BURST at least 1), FLASHSTOCK_RATE_LIMIT_ON_REDIS_ERROR allow or refuse and
+    FLASHSTOCK_DEFAULT_PER_USER_LIMIT 0 or more, every ConfigMap value a string;
   - a NetworkPolicy selecting the Deployment's pods that admits the management port 9000 only from pods labelled
     flashstock.io/monitoring: "true" and leaves 8080 open to every client (egress, if restricted, has rules);
   - the token issuer and public key configured (a key file must lie on a volume mount);
@@ -50,6 +53,15 @@ MIN_OFF_HEAP_MI = 320
 # A collector option, and the one the image's launcher adds when GC_CONTAINER_OPTIONS is unset.
 GC_FLAG = re.compile(r"-XX:\+Use(Serial|Parallel|G1|Z|Shenandoah|Epsilon)GC\b")
 LAUNCHER_DEFAULT_GC = "-XX:+UseParallelGC"
+# Purchase limits the ConfigMap flashstock-config must turn on: key -> (type, valid, what it must be).
+LIMITS_CONFIGMAP = "flashstock-config"
+PURCHASE_LIMITS = {
+    "FLASHSTOCK_RATE_LIMIT_PER_USER": (float, lambda v: v > 0, "purchases per second per user, above 0 (0: off)"),
+    "FLASHSTOCK_RATE_LIMIT_PER_USER_BURST": (int, lambda v: v >= 1, "purchases at once per user, at least 1"),
+    "FLASHSTOCK_RATE_LIMIT_ON_REDIS_ERROR": (str, lambda v: v in ("allow", "refuse"), "allow or refuse"),
+    "FLASHSTOCK_DEFAULT_PER_USER_LIMIT": (int, lambda v: v >= 0, "units per user of an item without its own "
+                                                                 "limit, 0 or more (0: none)"),
+}
 # The label of the pods (Prometheus) that may reach the management port, 9000.
 MONITORING_LABEL = ("flashstock.io/monitoring", "true")
 # Paths the process writes at runtime (the root filesystem is read-only): each must lie on a writable emptyDir mount.
@@ -140,6 +152,33 @@ if placeholders:
     fail(f"unfilled placeholders (resource filtering did not run?): {', '.join(placeholders)}")
 
 configmaps = {c["metadata"]["name"]: c for c in by_kind.get("ConfigMap", [])}
+
+# --- Purchase limits in the ConfigMap flashstock-config ----------------------------------------------------------
+def number(value, kind):
+    try:
+        return kind(value)
+    except (TypeError, ValueError):
+        return None
+
+
+for cm_name, configmap in configmaps.items():
+    for key, value in (configmap.get("data") or {}).items():
+        if not isinstance(value, str):
+            fail(f"ConfigMap {cm_name}: {key} is {type(value).__name__} {value!r}, not a string (quote it): "
+                 "kubectl refuses the ConfigMap")
+limits = (configmaps.get(LIMITS_CONFIGMAP) or {}).get("data") or {}
+if LIMITS_CONFIGMAP not in configmaps:
+    fail(f"no ConfigMap {LIMITS_CONFIGMAP}")
+else:
+    for key, (kind, valid, meaning) in PURCHASE_LIMITS.items():
+        if key not in limits:
+            fail(f"ConfigMap {LIMITS_CONFIGMAP}: {key} is missing ({meaning})")
+            continue
+        value = number(limits[key], kind) if kind is not str else limits[key]
+        if value is None or not valid(value):
+            fail(f"ConfigMap {LIMITS_CONFIGMAP}: {key}={limits[key]!r} is not {meaning}")
+        else:
+            ok(f"ConfigMap {LIMITS_CONFIGMAP}: {key}={limits[key]}")
 
 # --- Deployment --------------------------------------------------------------------------------------------------
 deployments = by_kind.get("Deployment", [])
