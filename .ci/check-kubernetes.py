@@ -10,7 +10,15 @@ Fails (exit 1, every problem listed) unless the file parses as YAML and holds:
     of the file, and a heap capped by -XX:MaxRAMPercentage that leaves room for the JVM's off-heap memory;
   - a Service on port 80 to the container's 8080 and a PodDisruptionBudget with minAvailable 1, both selecting
     the Deployment's pods;
+  - in the ConfigMap flashstock-config, the per-user rate limit turned on (FLASHSTOCK_RATE_LIMIT_PER_USER above 0,
+    FLASHSTOCK_RATE_LIMIT_PER_USER_BURST at least 1), FLASHSTOCK_RATE_LIMIT_ON_REDIS_ERROR allow or refuse and
+    FLASHSTOCK_DEFAULT_PER_USER_LIMIT 0 or more, every ConfigMap value a string;
+  - a NetworkPolicy selecting the Deployment's pods that admits the management port 9000 only from pods labelled
+    flashstock.io/monitoring: "true" and leaves 8080 open to every client (egress, if restricted, has rules);
   - the token issuer and public key configured (a key file must lie on a volume mount);
+  - one collector: GC_CONTAINER_OPTIONS (the launcher's, default -XX:+UseParallelGC) agrees with JAVA_OPTS_APPEND;
+  - a read-only root filesystem, and every path the process writes (/tmp, and any that the JVM options or the
+    Quarkus variables point elsewhere) on a writable, disk-backed emptyDir with a sizeLimit;
   - no literal credentials anywhere (no Secret with values, no password-like env value or ConfigMap entry, no
     password in a URL) and no unfilled ${...} placeholder.
 Needs PyYAML (Debian/Ubuntu: apt-get install python3-yaml).
@@ -42,6 +50,34 @@ SENSITIVE = re.compile(r"PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL|USERNAME|JDBC_U
 # Off-heap memory the JVM needs besides the heap: measured about 225Mi with the serial collector the options choose
 # (270Mi with G1): metaspace, code cache, GC, symbols, thread stacks, malloc arenas; plus a margin. See docs/operations.md, "Running on Kubernetes".
 MIN_OFF_HEAP_MI = 320
+# A collector option, and the one the image's launcher adds when GC_CONTAINER_OPTIONS is unset.
+GC_FLAG = re.compile(r"-XX:\+Use(Serial|Parallel|G1|Z|Shenandoah|Epsilon)GC\b")
+LAUNCHER_DEFAULT_GC = "-XX:+UseParallelGC"
+# Purchase limits the ConfigMap flashstock-config must turn on: key -> (type, valid, what it must be).
+LIMITS_CONFIGMAP = "flashstock-config"
+PURCHASE_LIMITS = {
+    "FLASHSTOCK_RATE_LIMIT_PER_USER": (float, lambda v: v > 0, "purchases per second per user, above 0 (0: off)"),
+    "FLASHSTOCK_RATE_LIMIT_PER_USER_BURST": (int, lambda v: v >= 1, "purchases at once per user, at least 1"),
+    "FLASHSTOCK_RATE_LIMIT_ON_REDIS_ERROR": (str, lambda v: v in ("allow", "refuse"), "allow or refuse"),
+    "FLASHSTOCK_DEFAULT_PER_USER_LIMIT": (int, lambda v: v >= 0, "units per user of an item without its own "
+                                                                 "limit, 0 or more (0: none)"),
+}
+# The label of the pods (Prometheus) that may reach the management port, 9000.
+MONITORING_LABEL = ("flashstock.io/monitoring", "true")
+# Paths the process writes at runtime (the root filesystem is read-only): each must lie on a writable emptyDir mount.
+# /tmp always: java.io.tmpdir's default (Vert.x's file cache, multipart uploads) and the JVM's hsperfdata and crash
+# reports, which use /tmp whatever java.io.tmpdir says. Options and variables that move a write elsewhere add theirs.
+WRITABLE_PATHS = {"/tmp": "java.io.tmpdir, hsperfdata, crash reports"}
+WRITABLE_OPTIONS = [
+    (r"-Djava\.io\.tmpdir=(\S+)", "java.io.tmpdir"),
+    (r"-Dvertx\.cacheDirBase=(\S+)", "Vert.x file cache"),
+    (r"-XX:HeapDumpPath=(\S+)", "heap dumps"),
+    (r"-XX:ErrorFile=(\S+)/[^/\s]*", "crash reports"),
+    (r"-Xlog:\S*:file=(\S+)/[^/:\s]*", "JVM log"),
+]
+WRITABLE_ENV = {"QUARKUS_VERTX_CACHE_DIRECTORY": "Vert.x file cache",
+                "QUARKUS_HTTP_BODY_UPLOADS_DIRECTORY": "multipart uploads",
+                "QUARKUS_LOG_FILE_PATH": "log file"}
 
 failures = []
 passed = []
@@ -116,6 +152,33 @@ if placeholders:
     fail(f"unfilled placeholders (resource filtering did not run?): {', '.join(placeholders)}")
 
 configmaps = {c["metadata"]["name"]: c for c in by_kind.get("ConfigMap", [])}
+
+# --- Purchase limits in the ConfigMap flashstock-config ----------------------------------------------------------
+def number(value, kind):
+    try:
+        return kind(value)
+    except (TypeError, ValueError):
+        return None
+
+
+for cm_name, configmap in configmaps.items():
+    for key, value in (configmap.get("data") or {}).items():
+        if not isinstance(value, str):
+            fail(f"ConfigMap {cm_name}: {key} is {type(value).__name__} {value!r}, not a string (quote it): "
+                 "kubectl refuses the ConfigMap")
+limits = (configmaps.get(LIMITS_CONFIGMAP) or {}).get("data") or {}
+if LIMITS_CONFIGMAP not in configmaps:
+    fail(f"no ConfigMap {LIMITS_CONFIGMAP}")
+else:
+    for key, (kind, valid, meaning) in PURCHASE_LIMITS.items():
+        if key not in limits:
+            fail(f"ConfigMap {LIMITS_CONFIGMAP}: {key} is missing ({meaning})")
+            continue
+        value = number(limits[key], kind) if kind is not str else limits[key]
+        if value is None or not valid(value):
+            fail(f"ConfigMap {LIMITS_CONFIGMAP}: {key}={limits[key]!r} is not {meaning}")
+        else:
+            ok(f"ConfigMap {LIMITS_CONFIGMAP}: {key}={limits[key]}")
 
 # --- Deployment --------------------------------------------------------------------------------------------------
 deployments = by_kind.get("Deployment", [])
@@ -293,6 +356,60 @@ else:
                 ok(f"JVM heap: -XX:MaxRAMPercentage={percentage:g} of {limit_mi:.0f}Mi = {heap_mi:.0f}Mi, "
                    f"{off_heap_mi:.0f}Mi left for off-heap memory")
 
+    # Collector: the image's launcher (run-java.sh) puts GC_CONTAINER_OPTIONS, by default -XX:+UseParallelGC, before
+    # JAVA_OPTS_APPEND; a JVM given two different collectors refuses to start. JAVA_OPTS replaces both.
+    if "JAVA_OPTS" not in env:
+        appended = set(GC_FLAG.findall(str((env.get("JAVA_OPTS_APPEND") or {}).get("value", ""))))
+        launcher_gc = (env.get("GC_CONTAINER_OPTIONS") or {}).get("value", LAUNCHER_DEFAULT_GC)
+        selected = appended | set(GC_FLAG.findall(str(launcher_gc)))
+        if len(selected) > 1:
+            fail(f"container {cname}: collectors {sorted(selected)} selected together (GC_CONTAINER_OPTIONS "
+                 f"{launcher_gc!r} and JAVA_OPTS_APPEND): the JVM refuses to start; set GC_CONTAINER_OPTIONS to the "
+                 "collector of JAVA_OPTS_APPEND")
+        else:
+            ok(f"collector: {', '.join(sorted(selected)) or 'the JVM default'}"
+               " (GC_CONTAINER_OPTIONS and JAVA_OPTS_APPEND agree)")
+
+    # Read-only root filesystem: every path the JVM, Quarkus or flashstock writes must be a writable emptyDir mount.
+    csc = container.get("securityContext") or {}
+    if csc.get("readOnlyRootFilesystem") is not True:
+        fail(f"container {cname}: securityContext.readOnlyRootFilesystem is not true")
+    else:
+        ok("root filesystem: read-only")
+    options = " ".join(str((env.get(n) or {}).get("value", "")) for n in ("JAVA_OPTS", "JAVA_OPTS_APPEND",
+                                                                         "JAVA_TOOL_OPTIONS"))
+    writable = dict(WRITABLE_PATHS)
+    for pattern, what in WRITABLE_OPTIONS:
+        for value in re.findall(pattern, options):
+            writable[value] = what
+    for variable, what in WRITABLE_ENV.items():
+        value = (env.get(variable) or {}).get("value")
+        if value:
+            writable[str(value)] = what
+    volumes = {v.get("name"): v for v in pod_spec.get("volumes") or []}
+    mounts = container.get("volumeMounts") or []
+    for path, what in sorted(writable.items()):
+        covering = [m for m in mounts if path == m.get("mountPath", "").rstrip("/")
+                    or path.startswith(m.get("mountPath", "").rstrip("/") + "/")]
+        mount = max(covering, key=lambda m: len(m.get("mountPath", "")), default=None)
+        if mount is None:
+            fail(f"container {cname}: {path} ({what}) is on no volume mount, so on the read-only root filesystem")
+            continue
+        empty_dir = (volumes.get(mount.get("name")) or {}).get("emptyDir")
+        if mount.get("readOnly"):
+            fail(f"container {cname}: {path} ({what}) is on the read-only mount {mount.get('mountPath')}")
+        elif not isinstance(empty_dir, dict):
+            fail(f"container {cname}: {path} ({what}) is on volume {mount.get('name')!r}, not an emptyDir")
+        elif empty_dir.get("medium") == "Memory":
+            fail(f"container {cname}: {path} ({what}) is on a memory-backed emptyDir, which counts against the "
+                 "memory limit sized for the JVM")
+        elif memory_mi(empty_dir.get("sizeLimit", "")) is None:
+            fail(f"container {cname}: the emptyDir {mount.get('name')!r} for {path} has no sizeLimit (it could fill "
+                 "the node's disk)")
+        else:
+            ok(f"writable: {path} ({what}) on emptyDir {mount.get('name')!r} at {mount.get('mountPath')}, "
+               f"sizeLimit {empty_dir['sizeLimit']}")
+
     # Literal credentials in env
     for variable, entry in env.items():
         if variable and SENSITIVE.search(variable) and "value" in entry:
@@ -336,6 +453,86 @@ for pdb in pdbs:
         fail(f"PodDisruptionBudget {pname}: selector does not select the Deployment's pods")
     else:
         ok(f"PodDisruptionBudget {pname}: minAvailable 1")
+
+# --- NetworkPolicy -----------------------------------------------------------------------------------------------
+def selects_all_or(selector, labels):
+    """A NetworkPolicy podSelector: {} selects every pod of the namespace; matchExpressions are not read here."""
+    selector = selector or {}
+    if selector.get("matchExpressions"):
+        return False
+    return all(labels.get(k) == v for k, v in (selector.get("matchLabels") or {}).items())
+
+
+def admits_port(rule, number):
+    """Whether an ingress rule admits TCP `number` of the container (no ports: every port)."""
+    rule_ports = rule.get("ports")
+    if not rule_ports:
+        return True
+    for entry in rule_ports:
+        if (entry.get("protocol") or "TCP") != "TCP":
+            continue
+        port = entry.get("port")
+        if port is None:
+            return True
+        if isinstance(port, str):
+            port = container_ports_by_name.get(port)
+        end = entry.get("endPort") or port
+        if port is not None and port <= number <= end:
+            return True
+    return False
+
+
+def monitoring_peer(peer):
+    labels = ((peer.get("podSelector") or {}).get("matchLabels") or {})
+    return "ipBlock" not in peer and "podSelector" in peer \
+        and labels.get(MONITORING_LABEL[0]) == MONITORING_LABEL[1]
+
+
+container_ports_by_name = {}
+for deployment in deployments:
+    for c in ((deployment.get("spec") or {}).get("template") or {}).get("spec", {}).get("containers") or []:
+        container_ports_by_name.update({p.get("name"): p.get("containerPort") for p in c.get("ports") or []})
+
+policies = [p for p in by_kind.get("NetworkPolicy", [])
+            if pod_labels and selects_all_or((p.get("spec") or {}).get("podSelector"), pod_labels)]
+ingress_policies = []
+for policy in policies:
+    pname, pspec = policy["metadata"]["name"], policy.get("spec") or {}
+    if policy["apiVersion"] != "networking.k8s.io/v1":
+        fail(f"NetworkPolicy {pname}: apiVersion {policy['apiVersion']}, expected networking.k8s.io/v1")
+    types = pspec.get("policyTypes") or (["Ingress"] + (["Egress"] if "egress" in pspec else []))
+    if "Ingress" in types:
+        ingress_policies.append(policy)
+    if "Egress" in types and not pspec.get("egress"):
+        fail(f"NetworkPolicy {pname}: Egress without egress rules cuts the pods off MySQL, Redis and DNS")
+if not ingress_policies:
+    fail("no NetworkPolicy of type Ingress selects the Deployment's pods: the management port (9000) is open to "
+         "every pod of the cluster")
+else:
+    rules = [r for p in ingress_policies for r in (p.get("spec") or {}).get("ingress") or []]
+    names = ", ".join(p["metadata"]["name"] for p in ingress_policies)
+    # 9000: every rule that admits it must admit only pods carrying the monitoring label.
+    management = [r for r in rules if admits_port(r, 9000)]
+    loose = [r for r in management if not r.get("from") or not all(monitoring_peer(p) for p in r["from"])]
+    if loose:
+        fail(f"NetworkPolicy {names}: port 9000 is admitted from more than pods labelled "
+             f"{MONITORING_LABEL[0]}={MONITORING_LABEL[1]} (rules {loose})")
+    elif not management:
+        fail(f"NetworkPolicy {names}: nothing may reach port 9000, so Prometheus cannot scrape /q/metrics; admit "
+             f"pods labelled {MONITORING_LABEL[0]}={MONITORING_LABEL[1]}")
+    else:
+        scopes = sorted({"namespaces labelled the same" if "namespaceSelector" in peer and
+                         ((peer["namespaceSelector"].get("matchLabels") or {}).get(MONITORING_LABEL[0])
+                          == MONITORING_LABEL[1]) else
+                         "any namespace" if "namespaceSelector" in peer else "the same namespace"
+                         for r in management for peer in r["from"]})
+        ok(f"NetworkPolicy {names}: port 9000 only from pods labelled {MONITORING_LABEL[0]}={MONITORING_LABEL[1]} "
+           f"({', '.join(scopes)})")
+    # 8080: open to every client (the Service, ingress controllers); probes come from the node.
+    if not any(admits_port(r, 8080) and not r.get("from") for r in rules):
+        fail(f"NetworkPolicy {names}: port 8080 is not open to every client")
+    else:
+        ok(f"NetworkPolicy {names}: port 8080 open to every client")
 
 # --- No literal credentials anywhere -----------------------------------------------------------------------------
 failures_before_credentials = len(failures)
