@@ -9,6 +9,9 @@
 #   rss  CONFIG CONC KB            (the service's VmRSS, sampled every 0.1 s during a hot sell)
 #   catalog CONFIG ITEMS READY_MS IDLE_REDIS_CMDS_PER_S IDLE_RSS_KB IDLE_SECONDS NOTE BUSIEST_COMMANDS
 #                                  (empty: not measured; BUSIEST_COMMANDS "name rate, ...")
+#   tokens CONFIG REP STORM_REQUESTS SHOP_REQUESTS HITS MISSES EVICTIONS NOTE
+#                                  (the verified-token cache's counts around a distinct-token storm, with the steady
+#                                  shop alongside; HITS..EVICTIONS empty: the build has no such meters)
 #   skip WHAT MESSAGE
 # A CONFIG with "@" (redis-lua/write-behind@512MB) is the memory run of the CONFIG before the "@".
 # Every figure is the median over the repetitions; every ratio divides medians of this same run.
@@ -21,7 +24,7 @@ BEGIN {
     raw_title["mysql-versioned"] = "MySQL hot row, versioned `UPDATE ... WHERE version = ?` (read + update, retried)"
     raw_title["mysql-conditional"] = "MySQL hot row, conditional `UPDATE ... WHERE available >= 1`"
     raw_title["redis-evalsha"] = "Redis `EVALSHA` of the service's purchase.lua (redis-benchmark)"
-    nscen = split("hot-sell sell-out sold-out-storm availability-storm", scenarios, " ")
+    nscen = split("hot-sell sell-out sold-out-storm sold-out-storm-keyed availability-storm token-storm-one token-storm-distinct", scenarios, " ")
     # the configuration the issue targets are about
     target_config = "redis-lua/write-behind"
     if (settled_pct == "") settled_pct = 5
@@ -84,7 +87,9 @@ function ratio(a, b) {
 
 $1 == "svc" {
     k = $2 SUBSEP $3 SUBSEP $4
-    remember("configs", $2); remember("concs", $4)
+    # the token storms run at a concurrency of their own: not one of the run's (the targets, the chart)
+    remember("configs", $2); remember("rowconcs", $4)
+    if ($3 !~ /^token-storm/) remember("concs", $4)
     add("rps" SUBSEP k, $6); add("p50" SUBSEP k, $7); add("p99" SUBSEP k, $8)
     add("n2xx" SUBSEP k, $9); add("n409" SUBSEP k, $10 + $11); add("n503" SUBSEP k, $12)
     if ($13 > 0) {
@@ -118,18 +123,38 @@ $1 == "catalog" {
     if ($3 == 0 && $4 != "") cat_empty[$2] = $4
     next
 }
+$1 == "tokens" {
+    remember("token_configs", $2)
+    tok_runs[$2]++
+    add("tokstorm" SUBSEP $2, $4)
+    tok_shop[$2] += $5
+    if ($6 != "" && $7 != "") {
+        tok_measured[$2]++
+        tok_hits[$2] += $6
+        # the storm's own misses: every miss but the shop's (see token_storms in bench/lib/scenarios.sh)
+        if ($4 > 0) add("tokmiss" SUBSEP $2, ($7 - ($5 - $6)) / $4)
+        add("tokevict" SUBSEP $2, $8)
+        if ($8 + 0 > 0) tok_full[$2]++
+        if ($5 - $6 > tok_worst[$2] + 0) tok_worst[$2] = $5 - $6
+        tok_measured_shop[$2] += $5
+    }
+    if ($9 != "") tok_notes[$2] = tok_notes[$2] "; #" $3 ": " $9
+    next
+}
 $1 == "skip" { nskips++; skips[nskips] = "- " $2 ": " $3; next }
 
 END {
     nconf = split(lists["configs"], configs, " ")
     nconc = split(lists["concs"], concs, " ")
     sort_numbers(concs, nconc)
+    nrowconc = split(lists["rowconcs"], rowconcs, " ")
+    sort_numbers(rowconcs, nrowconc)
     if (out == "chart") { chart(); exit }
     # the rows of the service tables: each strategy, scenario and concurrency that was measured, in that order
     nrows = 0
-    for (ci = 1; ci <= nconf; ci++) for (si = 1; si <= nscen; si++) for (ni = 1; ni <= nconc; ni++) {
-        if (!(("rps" SUBSEP configs[ci] SUBSEP scenarios[si] SUBSEP concs[ni]) in vals)) continue
-        nrows++; row_config[nrows] = configs[ci]; row_scen[nrows] = scenarios[si]; row_conc[nrows] = concs[ni]
+    for (ci = 1; ci <= nconf; ci++) for (si = 1; si <= nscen; si++) for (ni = 1; ni <= nrowconc; ni++) {
+        if (!(("rps" SUBSEP configs[ci] SUBSEP scenarios[si] SUBSEP rowconcs[ni]) in vals)) continue
+        nrows++; row_config[nrows] = configs[ci]; row_scen[nrows] = scenarios[si]; row_conc[nrows] = rowconcs[ni]
     }
 
     print "### Service"
@@ -203,6 +228,8 @@ END {
             num(median("svccpuorder" SUBSEP c SUBSEP top), 3), num(median("cpuorder" SUBSEP c SUBSEP top), 3),
             info[c, "jit_settle"] == "" ? "–" : info[c, "jit_settle"]
     }
+    storms_table()
+    tokens_table()
     memory_table()
     catalog_table()
     targets_table()
@@ -211,6 +238,72 @@ END {
         print "Not measured in this run:"
         print ""
         for (i = 1; i <= nskips; i++) print skips[i]
+    }
+}
+
+# The sold-out storms side by side: without a key and with a random key each, both divided by the HTTP floor (the
+# no-op endpoint) measured in the same rounds.
+function storms_table(    ri, c, k, floor, keyless, keyed) {
+    for (ri = 1; ri <= nrows; ri++) if (row_scen[ri] == "sold-out-storm-keyed") break
+    if (ri > nrows) return
+    print ""
+    print "### Sold-out storms, without and with Idempotency-Keys"
+    print ""
+    print "Purchases of a sold-out item: key-less, then each with a random key of its own (a key the pod has never"
+    print "seen, so it may belong to no earlier success), each divided by the HTTP floor (the service's no-op"
+    print "`GET /q/health/live`) measured in the same rounds."
+    print ""
+    print "| strategy | conc | HTTP floor req/s | key-less req/s | key-less ÷ floor | keyed req/s | keyed ÷ floor | keyed ÷ key-less | keyed p99 ms |"
+    print "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    for (ri = 1; ri <= nrows; ri++) {
+        if (row_scen[ri] != "sold-out-storm-keyed") continue
+        c = row_conc[ri]
+        k = row_config[ri] SUBSEP "sold-out-storm-keyed" SUBSEP c
+        floor = median("rawrps" SUBSEP "floor" SUBSEP c)
+        keyless = median("rps" SUBSEP row_config[ri] SUBSEP "sold-out-storm" SUBSEP c)
+        keyed = median("rps" SUBSEP k)
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", row_config[ri], c, num(floor, 0), num(keyless, 0),
+            ratio(keyless, floor), num(keyed, 0), ratio(keyed, floor), ratio(keyed, keyless), ms(median("p99" SUBSEP k))
+    }
+}
+
+# The token storms: the one-token and the distinct-token storm side by side, and what the verified-token cache
+# counted around the distinct one (the steady shop's hits, the storm's misses).
+function tokens_table(    n, tc, i, c, conc, ri, one, distinct, notes_head) {
+    n = split(lists["token_configs"], tc, " ")
+    if (n == 0) return
+    print ""
+    print "### Token storms: one token, and a distinct buyer token per request"
+    print ""
+    print "The key-less sold-out storm, once with the one shop token of every other run, once with each purchase"
+    print "sent by another buyer with a token of its own that this service has never seen (signed before the run);"
+    print "a steady shop buys alongside both, a purchase at a time, with the one shop token. Cache counts (the"
+    print "service's `cache_gets_total{cache=\"flashstock.tokens.cache\"}`, read before the shop started and after"
+    print "it stopped, around each distinct-token storm): no storm token can be a hit, so every hit is the shop's;"
+    print "storm misses/request is the rest of the misses per storm request (1.00: each new token verified once)."
+    print "The shop's hit rate and requests are summed over the repetitions; a miss of the shop's is expected once"
+    print "per `flashstock.tokens.cache-ttl` (60 s), when its entry expires. Evictions 0: the storm did not fill the"
+    print "cache (`flashstock.tokens.cache-size`, 2,000 by default), so it did not test whether the shop's token stays."
+    print ""
+    print "| strategy | conc | one token req/s | distinct tokens req/s | distinct ÷ one | storm requests | storm misses/request | evictions | shop requests | shop hits | shop hit rate | runs |"
+    print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    for (i = 1; i <= n; i++) {
+        c = tc[i]
+        conc = ""
+        for (ri = 1; ri <= nrows; ri++) if (row_config[ri] == c && row_scen[ri] == "token-storm-distinct") conc = row_conc[ri]
+        one = median("rps" SUBSEP c SUBSEP "token-storm-one" SUBSEP conc)
+        distinct = median("rps" SUBSEP c SUBSEP "token-storm-distinct" SUBSEP conc)
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %d |\n", c, conc, num(one, 0), num(distinct, 0),
+            ratio(distinct, one), num(median("tokstorm" SUBSEP c), 0),
+            (tok_measured[c] > 0) ? num(median("tokmiss" SUBSEP c), 2) : "–",
+            (tok_measured[c] > 0) ? num(median("tokevict" SUBSEP c), 0) : "–", tok_shop[c],
+            (tok_measured[c] > 0) ? tok_hits[c] : "–",
+            (tok_measured[c] > 0) ? sprintf("%.3f", tok_hits[c] / tok_measured_shop[c]) : "–", tok_runs[c]
+    }
+    notes_head = 0
+    for (i = 1; i <= n; i++) if (tok_notes[tc[i]] != "") {
+        if (!notes_head++) { print ""; print "Notes:"; print "" }
+        print "- " tc[i] ": " substr(tok_notes[tc[i]], 3)
     }
 }
 
@@ -307,6 +400,11 @@ function targets_table(    ni, conc, t, floor, k, big, i, mem, x, memk) {
     printf "| hot sell p99 ms | %s | ≤ 10 | %s |\n", x, met(x, "<=", 10)
     x = ratio(median("rps" SUBSEP t SUBSEP "sold-out-storm" SUBSEP conc), floor)
     printf "| sold-out storm ÷ HTTP floor | %s | ≥ 0.8 | %s |\n", x, met(x, ">=", 0.8)
+    x = ratio(median("rps" SUBSEP t SUBSEP "sold-out-storm-keyed" SUBSEP conc), floor)
+    printf "| keyed sold-out storm (a random Idempotency-Key each) ÷ HTTP floor | %s | ≥ 0.8 | %s |\n", x, met(x, ">=", 0.8)
+    x = (tok_measured[t] > 0) ? sprintf("%.3f", tok_hits[t] / tok_measured_shop[t]) : "–"
+    printf "| steady shop token's cache hit rate through the distinct-token storms | %s | a miss at most once per storm (cache-ttl) | %s |\n",
+        x, (x == "–") ? "–" : ((tok_worst[t] + 0 > 1) ? "no" : (tok_full[t] > 0 ? "yes" : "untested: no storm filled the cache"))
     x = ratio(median("rps" SUBSEP t SUBSEP "availability-storm" SUBSEP conc), floor)
     printf "| availability storm ÷ HTTP floor | %s | ≥ 0.8 | %s |\n", x, met(x, ">=", 0.8)
     # catalog: the largest size with a start of the target config (and an empty one to divide by)

@@ -5,7 +5,10 @@
 #   for itself, or db 15 of an external one), start the packaged service,
 #   time start-to-ready, warm the JVM up, then for each concurrency and repetition, alternating:
 #     HTTP floor (GET /q/health/live) · hot sell · raw MySQL versioned · sell-out · raw MySQL conditional ·
-#     sold-out storm · availability storm (GET /items/{sku}/availability; skipped while the build lacks it)
+#     sold-out storm without keys · the same with a random Idempotency-Key each · availability storm
+#     (GET /items/{sku}/availability; skipped while the build lacks it),
+#   then per repetition the token storms at 50 connections (the key-less sold-out storm with one shop token, then
+#   with a distinct buyer token per request, a steady shop alongside; its verified-token cache hits from /q/metrics),
 #   checking the invariants after every service scenario, and sampling the service's RSS during the hot sells.
 #   Raw Redis EVALSHA of the service's own purchase.lua runs after each redis-lua service run.
 # Every warm-up ends with settle rounds until the JIT has settled (jit_settle).
@@ -24,10 +27,10 @@ COMMAND_LINE="bench/run.sh $*"
 #   options.sh    the usage, the options and the settings of a run
 #   common.sh     messages, the one-run lock, the cleanup at exit, the tools, the results file's other lines
 #   backends.sh   MySQL and Redis
-#   service.sh    the service jar, the bearer tokens, the service process
+#   service.sh    the service jar, the bearer tokens (the storm's distinct ones: bench/MintTokens.java), the service process
 #   load.sh       one wrk run, its figures, and the invariants checked after it
 #   raw.sh        the raw MySQL and Redis limits
-#   scenarios.sh  the warm-up with its JIT settle rounds, the hot sell, the availability probe
+#   scenarios.sh  the warm-up with its JIT settle rounds, the hot sell, the availability probe, the token storms
 #   runs.sh       each strategy's service run, and the memory run
 #   catalog.sh    the catalog runs
 #   report.sh     the tables, and docs/benchmarks.md

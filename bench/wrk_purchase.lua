@@ -10,6 +10,12 @@
 --   BENCH_REPEAT_PCT  every request whose number is a multiple of 100/BENCH_REPEAT_PCT reuses the user id of an
 --                     earlier request (with a new Idempotency-Key): the repeated buyers of a sell-out. 0: none
 --   BENCH_AUTH        "Bearer <token>" sent with every purchase and availability read (a shop's token)
+--   BENCH_KEYS        the purchases' Idempotency-Key: unset, a key per request made of BENCH_PREFIX and its number;
+--                     random, a random one per request (the keyed sold-out storm); 0, none (the key-less storm)
+--   BENCH_TOKENS      a file of "<sub> <token>" lines (bench/MintTokens.java): purchase number n is sent as the buyer
+--                     of line BENCH_TOKENS_FROM + n (from 0), with that token and that sub as its userId, instead of
+--                     BENCH_AUTH and a user id of its own; the lines are not cycled, so BENCH_REQUESTS must not
+--                     exceed the lines left (the storm of distinct buyer tokens: no token is sent twice)
 --
 -- Counting is exact: once the budget (count or time) is spent, connections stop sending (see delay()), and the run
 -- stops itself as soon as every measured request has its answer. So the 2xx count is the number of orders the
@@ -36,8 +42,11 @@ end
 
 local mode = os.getenv("BENCH_MODE") or "purchase"
 -- BENCH_KEYS=0: purchases without an Idempotency-Key (the sold-out storm: buyers and bots hammering the button,
--- which a pod answers from memory; a purchase with a key always reaches the strategy, it may be a retry of a 201)
-local with_keys = os.getenv("BENCH_KEYS") ~= "0"
+-- which a pod answers from memory); BENCH_KEYS=random: each with a random key of its own (the keyed sold-out storm:
+-- a pod may answer it from memory only when it can tell the key is not an earlier success's)
+local keys = os.getenv("BENCH_KEYS") or "" -- "", "random" or "0"
+local tokens_file = os.getenv("BENCH_TOKENS")
+local tokens_from = tonumber(os.getenv("BENCH_TOKENS_FROM") or "0")
 local sku = os.getenv("BENCH_SKU") or "bench-item"
 local prefix = os.getenv("BENCH_PREFIX") or "run"
 local max_requests = tonumber(os.getenv("BENCH_REQUESTS") or "0")
@@ -48,6 +57,7 @@ local repeat_every = repeat_pct > 0 and math.floor(100 / repeat_pct + 0.5) or 0
 
 local purchase_path = "/items/" .. sku .. "/purchases"
 local noop_request, availability_request -- built in init(): wrk.format needs the host, which is known only then
+local buyer_subs, buyer_auths = {}, {} -- with BENCH_TOKENS: the buyers of its lines from BENCH_TOKENS_FROM on
 
 -- Per-thread state: globals, because done() runs in another Lua state and reads them through thread:get.
 sent, received, repeats, noops = 0, 0, 0, 0
@@ -65,6 +75,21 @@ function init(args)
   math.randomseed(12345)
   noop_request = wrk.format("GET", "/q/health/live")
   availability_request = wrk.format("GET", "/items/" .. sku .. "/availability", { ["Authorization"] = auth })
+  if tokens_file then
+    local file = assert(io.open(tokens_file, "r"))
+    local line_no = 0
+    for line in file:lines() do
+      if line_no >= tokens_from and (max_requests == 0 or line_no < tokens_from + max_requests) then
+        local sub, token = line:match("^(%S+) (%S+)$")
+        table.insert(buyer_subs, sub)
+        table.insert(buyer_auths, "Bearer " .. token)
+      end
+      line_no = line_no + 1
+    end
+    file:close()
+    assert(max_requests > 0 and #buyer_subs >= max_requests,
+      "BENCH_TOKENS: " .. #buyer_subs .. " tokens from line " .. tokens_from .. ", fewer than BENCH_REQUESTS")
+  end
 end
 
 local function budget_spent()
@@ -111,12 +136,22 @@ function request()
   elseif mode == "availability" then
     return availability_request
   end
-  local body = '{"userId":"' .. user_for(sent) .. '","quantity":1}'
+  local user, authorization = nil, auth
+  if tokens_file then
+    user, authorization = buyer_subs[sent], buyer_auths[sent]
+  else
+    user = user_for(sent)
+  end
+  local body = '{"userId":"' .. user .. '","quantity":1}'
   local headers = {
     ["Content-Type"] = "application/json",
-    ["Authorization"] = auth,
+    ["Authorization"] = authorization,
   }
-  if with_keys then
+  if keys == "random" then
+    -- 62 random bits first, then the run's prefix and the number, which keep it unique
+    headers["Idempotency-Key"] = string.format("%08x%08x-%s-%d", math.random(0, 0x7fffffff),
+      math.random(0, 0x7fffffff), prefix, sent)
+  elseif keys ~= "0" then
     headers["Idempotency-Key"] = prefix .. "-k" .. sent
   end
   return wrk.format("POST", purchase_path, headers, body)

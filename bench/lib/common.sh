@@ -21,6 +21,7 @@ take_lock() {
 
 SERVICE_PID=""
 MONITOR_PID=""
+SHOP_PID="" # the steady shop of the token storms (shop_start)
 WRK_PID=""
 REDIS_PID=""
 REDIS_TMP=""
@@ -48,6 +49,7 @@ stop_own_redis() {
 }
 
 cleanup() {
+  if [ -n "$SHOP_PID" ]; then touch "$OUT/shop.stop"; stop_pid "$SHOP_PID" 2; fi
   stop_pid "$WRK_PID" 2
   stop_pid "$MONITOR_PID" 2
   stop_pid "$SERVICE_PID" 20

@@ -21,9 +21,13 @@ Each service is warmed up before it is measured: purchases, refused ones and rea
 measured scenarios until the JIT compiles for under 5% of two rounds in a row (jstat -compiler of the JDK;
 --smoke: one round, --quick: 90 s at most, --full: 180 s).
 
-Scenarios, per strategy: HTTP floor, hot sell, sell-out, sold-out storm, availability storm (GET
-/items/{sku}/availability of the hot item; skipped, with a line saying so, while the service answers 404
-there), with the raw MySQL and Redis limits. Then (--quick, --full) the memory run: redis-lua write-behind's hot
+Scenarios, per strategy: HTTP floor, hot sell, sell-out, sold-out storm without keys and with a random
+Idempotency-Key per request, availability storm (GET /items/{sku}/availability of the hot item; skipped, with
+a line saying so, while the service answers 404 there), with the raw MySQL and Redis limits; then per
+repetition the token storms at 50 connections: the key-less sold-out storm with one shop token, then with a
+distinct buyer token per request (minted beforehand by bench/MintTokens.java: 6,000 / 40,000 / 60,000 in
+--smoke / --quick / --full), a steady shop buying alongside with its one token, and the verified-token
+cache's hits and misses read from /q/metrics (the shop's hit rate). Then (--quick, --full) the memory run: redis-lua write-behind's hot
 sell with the JVM options of src/main/docker/Dockerfile.jvm (JAVA_OPTS_APPEND, MALLOC_ARENA_MAX) and
 -XX:MaxRAM=512m (a 512 MB container limit), RSS sampled during the load. Then the catalog runs: per catalog size,
 the items inserted straight into MySQL (after a first start has let Flyway create the schema) and Redis
@@ -102,23 +106,25 @@ parse_options() {
 # Per mode: concurrency levels, repetitions, seconds of the hot sell / storm / HTTP floor / raw MySQL runs,
 # the sell-out (stock vs buyers), warm-up seconds, the most seconds of JIT settle rounds (see jit_settle), the
 # requests of one redis-benchmark run, the catalog sizes (and whether every strategy's start-to-ready is taken with
-# them, or redis-lua write-behind's only), and whether the memory run is made. Then the overrides of the options.
+# them, or redis-lua write-behind's only), whether the memory run is made, and the distinct buyer tokens minted for
+# the token storms (TOKENS, of which TOKENS_WARM for the warm-up; see token_storms). Then the overrides of the options.
 apply_mode() {
   local c config
   case "$MODE" in
     smoke)
       CONCURRENCY=(4); REPS=1; HOT_SECONDS=2; STORM_SECONDS=1; FLOOR_SECONDS=1; RAW_SECONDS=1; RAW_WARMUP=0.5
       SELLOUT_STOCK=100; SELLOUT_BUYERS=500; WARMUP_SECONDS=3; SETTLE_SECONDS=1; REDIS_REQUESTS=5000
-      CATALOG=(1000); CATALOG_EVERY_STRATEGY=false; MEMORY_RUN=false ;;
+      CATALOG=(1000); CATALOG_EVERY_STRATEGY=false; MEMORY_RUN=false; TOKENS=6000; TOKENS_WARM=2000 ;;
     quick)
       CONCURRENCY=(50); REPS=3; HOT_SECONDS=5; STORM_SECONDS=3; FLOOR_SECONDS=3; RAW_SECONDS=3; RAW_WARMUP=1
       SELLOUT_STOCK=1000; SELLOUT_BUYERS=10000; WARMUP_SECONDS=10; SETTLE_SECONDS=90; REDIS_REQUESTS=100000
-      CATALOG=(0 10000); CATALOG_EVERY_STRATEGY=true; MEMORY_RUN=true ;;
+      CATALOG=(0 10000); CATALOG_EVERY_STRATEGY=true; MEMORY_RUN=true; TOKENS=40000; TOKENS_WARM=4000 ;;
     full)
       CONCURRENCY=(1 10 50 200); REPS=3; HOT_SECONDS=10; STORM_SECONDS=5; FLOOR_SECONDS=5; RAW_SECONDS=5
       RAW_WARMUP=1; SELLOUT_STOCK=1000; SELLOUT_BUYERS=51000; WARMUP_SECONDS=20; SETTLE_SECONDS=180
       REDIS_REQUESTS=200000
-      CATALOG=(0 10000 100000); CATALOG_EVERY_STRATEGY=true; MEMORY_RUN=true; WRITE_DOCS=true ;;
+      CATALOG=(0 10000 100000); CATALOG_EVERY_STRATEGY=true; MEMORY_RUN=true; WRITE_DOCS=true
+      TOKENS=60000; TOKENS_WARM=6000 ;;
   esac
   if [ -n "$CONC_OVERRIDE" ]; then IFS=, read -r -a CONCURRENCY <<<"$CONC_OVERRIDE"; fi
   if [ -n "$REPS_OVERRIDE" ]; then REPS="$REPS_OVERRIDE"; fi
@@ -139,6 +145,11 @@ apply_mode() {
   [[ "$CATALOG_READY_SECONDS" =~ ^[1-9][0-9]*$ ]] || { echo "BENCH_CATALOG_READY_SECONDS: not a positive number" >&2; exit 2; }
   # The memory run: the container memory limit it simulates.
   CONTAINER_MB=512
+  # The token storms: their connections (whatever the concurrency of the run), each repetition's share of the
+  # distinct buyer tokens (none is sent twice to one service), and the steady shop's pause between its requests.
+  TOKEN_CONC=50
+  TOKENS_PER_REP=$(((TOKENS - TOKENS_WARM) / REPS))
+  SHOP_PAUSE=0.05
 
   # What runs: strategy[:persistence mode]. redis-lua is covered with both of its persistence modes.
   ALL_CONFIGS=(db-optimistic redis-lock redis-lua:write-through redis-lua:write-behind)

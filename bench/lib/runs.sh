@@ -24,7 +24,8 @@ start_fresh() {
 }
 
 # run_config CONFIG: one strategy[:persistence]'s service run on fresh data: the warm-up, then per concurrency and
-# repetition a round of measure_round; then the raw Redis runs of its purchase call (redis-lua). A strategy that
+# repetition a round of measure_round, then per repetition the token storms (at TOKEN_CONC connections whatever the
+# concurrency); then the raw Redis runs of its purchase call (redis-lua). A strategy that
 # is not in this build is skipped (and after the first redis-lua one, the other redis-lua ones too).
 run_config() {
   local strategy persistence label log redis_counters=false c rep
@@ -53,6 +54,7 @@ run_config() {
     for ((rep = 1; rep <= REPS; rep++)); do measure_round "$label" "$c" "$rep" "$redis_counters"; done
   done
   record_rss "$label"
+  for ((rep = 1; rep <= REPS; rep++)); do token_storms "$label" "$rep" "$redis_counters"; done
 
   if [ "$strategy" = redis-lua ]; then
     capture_lua_purchase
@@ -66,8 +68,9 @@ run_config() {
 }
 
 # measure_round LABEL CONC REP REDIS_COUNTERS: one round against the running service, alternating raw limits and
-# service scenarios: HTTP floor, hot sell, raw MySQL versioned, sell-out, raw MySQL conditional, sold-out storm,
-# availability storm (where the build has it); every service scenario checked.
+# service scenarios: HTTP floor, hot sell, raw MySQL versioned, sell-out, raw MySQL conditional, sold-out storm
+# without keys, then with a random key each, availability storm (where the build has it); every service scenario
+# checked.
 measure_round() {
   local label="$1" c="$2" rep="$3" redis_counters="$4" tag="c$2-r$3"
 
@@ -90,6 +93,10 @@ measure_round() {
   BENCH_KEYS=0 run_wrk purchase "out-$tag" "$RUN_ID-x$tag" "$c" 0 "$STORM_SECONDS" 0
   record_svc "$label" sold-out-storm "$c" "$rep"
   check_item "$label sold-out storm $tag" "out-$tag" "$redis_counters"
+
+  BENCH_KEYS=random run_wrk purchase "out-$tag" "$RUN_ID-y$tag" "$c" 0 "$STORM_SECONDS" 0
+  record_svc "$label" sold-out-storm-keyed "$c" "$rep"
+  check_item "$label keyed sold-out storm $tag" "out-$tag" "$redis_counters"
 
   if $AVAILABILITY; then # reads of the hot item: every answer must be 2xx
     run_wrk availability "hot-$tag" "$RUN_ID-a$tag" "$c" 0 "$STORM_SECONDS" 0

@@ -32,8 +32,10 @@ warm_read() {
 }
 
 # warm_up LABEL REDIS_COUNTERS [READS]: JVM warm-up at the highest concurrency: purchases that win, then ones that
-# are refused; with READS (the default) also the reads that are measured against each other (warm_read): the HTTP
-# floor, and the availability read where this build has it (AVAILABILITY).
+# are refused (with a key of the sell-out's kind, without one, and each with a random key); with READS (the
+# default) also the token storms' item sold out and their distinct tokens (token_warm_up), and the reads that are
+# measured against each other (warm_read): the HTTP floor, and the availability read where this build has it
+# (AVAILABILITY).
 warm_up() {
   local top=${CONCURRENCY[0]} c
   for c in "${CONCURRENCY[@]}"; do if ((c > top)); then top=$c; fi; done
@@ -42,7 +44,9 @@ warm_up() {
   create_item warm-out 10 1
   checked_purchases "$1 warm-up sold-out" warm-out "$RUN_ID-wo" "$top" 2 "$2"
   BENCH_KEYS=0 checked_purchases "$1 warm-up sold-out storm" warm-out "$RUN_ID-wx" "$top" 2 "$2"
+  BENCH_KEYS=random checked_purchases "$1 warm-up keyed sold-out storm" warm-out "$RUN_ID-wy" "$top" 2 "$2"
   if ${3:-true}; then
+    token_warm_up "$1" "$2"
     warm_read "$1" noop "" "$top"
     AVAILABILITY=true
     probe_availability "$1" warm-hot || AVAILABILITY=false
@@ -58,8 +62,9 @@ jit_compiled() {
   if $HAVE_JSTAT; then jstat -compiler "$SERVICE_PID" 2>/dev/null | awk 'NR == 2 && NF >= 4 {print $1, $4}'; fi
 }
 
-# jit_settle LABEL REDIS_COUNTERS READS CONC: rounds of what is measured (2 s of purchases that win, 1 s of the
-# sold-out storm, and with READS 1 s each of the HTTP floor and of the availability read) until the JIT has
+# jit_settle LABEL REDIS_COUNTERS READS CONC: rounds of what is measured (2 s of purchases that win, 1 s each of the
+# sold-out storm without and with keys, and with READS 1 s each of the HTTP floor and of the availability read; not
+# the distinct tokens, of which each service gets only so many, see token_storms) until the JIT has
 # settled: two rounds in a row whose compilations took under JIT_SETTLED_PCT % of their time (one such round alone
 # is no sign: a large method compiled late can take a fifth of the next). A fixed warm-up is not enough
 # on 2 cores: after 10 s of purchases the C2 compiler threads still took 25-47 % of the service's CPU through the
@@ -75,6 +80,8 @@ jit_settle() {
     t0="$(date +%s.%N)"
     checked_purchases "$label settle round $rounds" warm-hot "$RUN_ID-j$rounds" "$conc" 2 "$2"
     BENCH_KEYS=0 checked_purchases "$label settle round $rounds sold-out storm" warm-out "$RUN_ID-jx$rounds" "$conc" 1 "$2"
+    BENCH_KEYS=random checked_purchases "$label settle round $rounds keyed sold-out storm" warm-out \
+      "$RUN_ID-jy$rounds" "$conc" 1 "$2"
     if $3; then
       checked_reads "$label settle round $rounds noop" noop "" "$RUN_ID-jf$rounds" "$conc" 1
       if $AVAILABILITY; then
@@ -142,4 +149,116 @@ probe_availability() {
     [[ "$body" == *"\"$field\""* ]] || die "$label: GET $url answered 200 without the field \"$field\": $body"
   done
   say "$label: GET /items/$2/availability answers 200 with an ETag: $body"
+}
+
+# ---------------------------------------------------------------------------------------------------------------
+# The token storms: the key-less sold-out storm at TOKEN_CONC connections, once with the one shop token of every
+# other run, once with each purchase a distinct buyer's (BUYER_TOKENS, see make_tokens: its own token, its sub as
+# the userId), while a steady shop (shop_start) buys alongside at a low rate with the one shop token. The question
+# is whether a crowd of new tokens pushes the shop's token out of the verified-token cache
+# (io.flashstock.access.VerifiedTokens) and so costs it a signature check per request.
+#
+# The shop's hit rate comes from the cache's meters in /q/metrics (cache_gets_total{cache="flashstock.tokens.cache",
+# result=hit|miss}), read before the shop starts and after it stopped, around the distinct-token storm. They count all
+# tokens together; the shop's share is told apart by the storm's tokens themselves: no token of the storm was ever
+# sent to this service before (each repetition has its own TOKENS_PER_REP of them, the warm-up its own TOKENS_WARM,
+# and the storm stops when its share is spent), so none can be in the cache and every storm request is a miss.
+# Hence every hit in the window is the shop's: shop hits = hits, shop misses = shop requests - hits. The check that
+# nothing else was counted: hits + misses == storm requests + shop requests (recorded; the report says when not).
+
+# shop_start SKU FILE: the steady shop, in the background: key-less purchases of SKU (sold out) with SHOP_AUTH, a
+# user id of their own each, one at a time, SHOP_PAUSE seconds apart, until shop_stop; each answer's status in FILE.
+shop_start() {
+  local sku="$1" file="$2"
+  : >"$file"
+  rm -f "$OUT/shop.stop"
+  (
+    n=0
+    while [ ! -e "$OUT/shop.stop" ]; do
+      n=$((n + 1))
+      code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -X POST "$(base_url)/items/$sku/purchases" \
+        -H 'Content-Type: application/json' -H "$SHOP_AUTH" \
+        -d "{\"userId\":\"shop-$(basename "$file" .txt)-$n\",\"quantity\":1}" || true)"
+      echo "${code:-000}" >>"$file"
+      sleep "$SHOP_PAUSE"
+    done
+  ) &
+  SHOP_PID=$!
+}
+
+# shop_stop LABEL FILE: stops the steady shop; breach unless every answer was a 409 (the item is sold out). Sets
+# SHOP_REQUESTS.
+SHOP_REQUESTS=0
+shop_stop() {
+  local bad
+  touch "$OUT/shop.stop"
+  wait "$SHOP_PID" 2>/dev/null || true
+  SHOP_PID=""
+  SHOP_REQUESTS="$(wc -l <"$2")"
+  bad="$(grep -cv '^409$' "$2" || true)"
+  ((bad == 0)) || breach "$1: $bad of the steady shop's $SHOP_REQUESTS answers were not 409 ($(sort "$2" | uniq -c | tr -s ' \n' ' '))"
+  ((SHOP_REQUESTS > 0)) || breach "$1: the steady shop sent no request"
+}
+
+# token_cache_counts: "HITS MISSES EVICTIONS" of the verified-token cache so far, from the service's /q/metrics;
+# nothing when this build has no such meters (or the management port is unknown).
+token_cache_counts() {
+  [ -n "$MANAGEMENT_PORT" ] || return 0
+  curl -s --max-time 10 "http://127.0.0.1:$MANAGEMENT_PORT/q/metrics" | awk '
+    index($0, "cache=\"flashstock.tokens.cache\"") == 0 { next }
+    /^cache_gets_total\{/ && /result="hit"/ { h = $NF }
+    /^cache_gets_total\{/ && /result="miss"/ { m = $NF }
+    /^cache_evictions_total\{/ { e = $NF }
+    END { if (h != "" && m != "") printf "%d %d %d\n", h, m, e }' || true
+}
+
+# token_warm_up LABEL REDIS_COUNTERS: the token storms' item tok-out (10 units, sold out by 10 purchases), then
+# 2 s of the distinct-token storm with the warm-up's own tokens (the first TOKENS_WARM), so that verifying a new
+# token is compiled before it is measured.
+token_warm_up() {
+  create_item tok-out 10 1
+  run_wrk purchase tok-out "$RUN_ID-tb" 4 10 0 0
+  check_item "$1 warm-up: tok-out sold" tok-out "$2"
+  BENCH_KEYS=0 BENCH_TOKENS="$BUYER_TOKENS" BENCH_TOKENS_FROM=0 \
+    run_wrk purchase tok-out "$RUN_ID-tw" "$TOKEN_CONC" "$TOKENS_WARM" 2 0
+  check_item "$1 warm-up: distinct-token storm" tok-out "$2"
+  say "$1: distinct-token storm warmed up: ${R[received]} tokens at ${R[rps]} req/s"
+}
+
+# token_storms LABEL REP REDIS_COUNTERS: the one-token storm, then the distinct-token storm (the steady shop buying
+# alongside each), STORM_SECONDS each (the distinct one stops sooner when its TOKENS_PER_REP tokens are spent);
+# both recorded as service runs, and a "tokens" line with the cache's counts around the distinct-token storm.
+token_storms() {
+  local label="$1" rep="$2" before after hits="" misses="" evictions="" storm note=""
+  shop_start tok-out "$OUT/shop-one-$rep.txt"
+  BENCH_KEYS=0 run_wrk purchase tok-out "$RUN_ID-to$rep" "$TOKEN_CONC" 0 "$STORM_SECONDS" 0
+  shop_stop "$label token storm, one token, #$rep" "$OUT/shop-one-$rep.txt"
+  record_svc "$label" token-storm-one "$TOKEN_CONC" "$rep"
+  check_item "$label token storm, one token, #$rep" tok-out "$3"
+
+  before="$(token_cache_counts)"
+  shop_start tok-out "$OUT/shop-distinct-$rep.txt"
+  BENCH_KEYS=0 BENCH_TOKENS="$BUYER_TOKENS" BENCH_TOKENS_FROM=$((TOKENS_WARM + (rep - 1) * TOKENS_PER_REP)) \
+    run_wrk purchase tok-out "$RUN_ID-td$rep" "$TOKEN_CONC" "$TOKENS_PER_REP" "$STORM_SECONDS" 0
+  shop_stop "$label token storm, distinct tokens, #$rep" "$OUT/shop-distinct-$rep.txt"
+  after="$(token_cache_counts)"
+  record_svc "$label" token-storm-distinct "$TOKEN_CONC" "$rep"
+  check_item "$label token storm, distinct tokens, #$rep" tok-out "$3"
+  storm="${R[received]}"
+  if ((R[sent] >= TOKENS_PER_REP)); then note="its $TOKENS_PER_REP tokens spent after ${R[seconds]} s"; fi
+
+  if [ -n "$before" ] && [ -n "$after" ]; then
+    read -r hits misses evictions < <(awk -v b="$before" -v a="$after" 'BEGIN {
+      split(b, x, " "); split(a, y, " "); print y[1] - x[1], y[2] - x[2], y[3] - x[3] }')
+    if ((hits + misses != storm + SHOP_REQUESTS)); then
+      note="${note:+$note; }cache gets $((hits + misses)) != storm $storm + shop $SHOP_REQUESTS"
+    fi
+    say "$label: token storm #$rep: the shop's token hit the cache $hits times in $SHOP_REQUESTS requests;" \
+      "the cache counted $misses misses for $storm new tokens, $evictions evictions${note:+; $note}"
+  else
+    note="${note:+$note; }no flashstock.tokens.cache meters in /q/metrics"
+    say "$label: token storm #$rep: the shop's hit rate is not known: $note"
+  fi
+  printf 'tokens\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$rep" "$storm" "$SHOP_REQUESTS" "$hits" "$misses" \
+    "$evictions" "$note" >>"$RESULTS"
 }

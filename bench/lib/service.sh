@@ -50,8 +50,11 @@ mint_token() { # subject role: an RS256 JWT valid for a day
     "$(printf '%s.%s' "$header" "$claims" | openssl dgst -sha256 -sign "$OUT/jwt/privateKey.pem" -binary | b64url)"
 }
 
-# make_tokens: the key pair, ADMIN_AUTH and SHOP_AUTH (header lines), and BENCH_AUTH for bench/wrk_purchase.lua.
+# make_tokens: the key pair, ADMIN_AUTH and SHOP_AUTH (header lines), BENCH_AUTH for bench/wrk_purchase.lua, and
+# BUYER_TOKENS, a file of TOKENS distinct buyer tokens for the token storms ("<sub> <token>" lines, subs b-1 ..
+# b-TOKENS), minted by bench/MintTokens.java before any service runs, so that signing costs nothing in a storm.
 make_tokens() {
+  local t0
   mkdir -p "$OUT/jwt"
   openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$OUT/jwt/privateKey.pem" 2>/dev/null \
     || die "openssl could not make the bench's token key pair"
@@ -60,12 +63,20 @@ make_tokens() {
   ADMIN_AUTH="Authorization: Bearer $(mint_token bench-admin admin)"
   SHOP_AUTH="Authorization: Bearer $(mint_token bench-shop shop)"
   export BENCH_AUTH="${SHOP_AUTH#Authorization: }" # wrk_purchase.lua sends it with every API request
+  BUYER_TOKENS="$OUT/jwt/buyers.txt"
+  t0=$SECONDS
+  mkdir -p "$OUT/classes"
+  javac -d "$OUT/classes" "$BENCH_DIR/MintTokens.java" || die "cannot compile bench/MintTokens.java"
+  java -cp "$OUT/classes" MintTokens "$OUT/jwt/privateKey.pem" "$JWT_ISSUER" b "$TOKENS" "$BUYER_TOKENS" \
+    || die "bench/MintTokens.java could not mint the buyer tokens"
+  say "minted $TOKENS distinct buyer tokens for the token storms in $((SECONDS - t0)) s ($BUYER_TOKENS)"
 }
 
 # ---------------------------------------------------------------------------------------------------------------
 # The service process
 
 SERVICE_PORT=""
+MANAGEMENT_PORT="" # where /q/metrics is
 SERVICE_READY_MS=""
 # Extra environment (NAME=value) and JVM options (after BENCH_JAVA_OPTS) of the next start; the memory run sets them.
 SERVICE_ENV=()
@@ -91,6 +102,7 @@ start_service() {
     java ${BENCH_JAVA_OPTS:-} "${SERVICE_JVM_OPTS[@]}" -jar "$JAR" >"$log" 2>&1 &
   SERVICE_PID=$!
   SERVICE_PORT=""
+  MANAGEMENT_PORT=""
   for ((i = 0; i < ready_seconds * 20; i++)); do
     if ! kill -0 "$SERVICE_PID" 2>/dev/null; then
       wait "$SERVICE_PID" 2>/dev/null || true
@@ -105,6 +117,8 @@ start_service() {
     if [ -n "$SERVICE_PORT" ]; then
       code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$SERVICE_PORT/q/health/ready" || true)"
       if [ "$code" = 200 ]; then
+        # the same line: "Listening on: http://...:P. Management interface listening on http://...:M."
+        MANAGEMENT_PORT="$(grep -so 'Management interface listening on http://[^ ]*[0-9]' "$log" | head -1 | sed 's/.*://' || true)"
         SERVICE_READY_MS=$((($(date +%s%N) - t0) / 1000000))
         return 0
       fi

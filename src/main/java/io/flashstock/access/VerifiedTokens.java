@@ -13,6 +13,8 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import io.flashstock.config.FlashstockConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
 import io.smallrye.jwt.auth.principal.DefaultJWTParser;
 import io.smallrye.jwt.auth.principal.JWTAuthContextInfo;
 import io.smallrye.jwt.auth.principal.JWTParser;
@@ -45,11 +47,19 @@ import org.eclipse.microprofile.jwt.JsonWebToken;
  * <p>Only verified tokens are remembered, under their whole string, so a token that differs in any byte (another
  * signature, a changed claim) is verified from scratch, and a refused one is refused again every time. Every other
  * way of parsing goes straight to smallrye-jwt's own parser (both {@code parse} methods with the lifetime check).
+ *
+ * <p>The cache reports to Micrometer as {@value #METRICS_NAME} (tag {@code cache}): {@code cache_gets_total} with
+ * {@code result} hit or miss (a miss is a verification), {@code cache_puts_total}, {@code cache_evictions_total}
+ * and {@code cache_size}, so an operator (and bench/run.sh's token storm) can see whether tokens in steady use
+ * stay cached.
  */
 @Alternative
 @Priority(1)
 @ApplicationScoped
 public class VerifiedTokens implements JWTParser {
+
+    /** The {@code cache} tag of the cache's meters. */
+    static final String METRICS_NAME = "flashstock.tokens.cache";
 
     private record Verified(JsonWebToken token, long untilMillis) {
     }
@@ -64,9 +74,11 @@ public class VerifiedTokens implements JWTParser {
 
     @Inject
     VerifiedTokens(DefaultJWTParser verifier, FlashstockConfig config,
-            @ConfigProperty(name = "mp.jwt.verify.clock.skew", defaultValue = "60") int skewSeconds) {
+            @ConfigProperty(name = "mp.jwt.verify.clock.skew", defaultValue = "60") int skewSeconds,
+            MeterRegistry registry) {
         this(verifier, config.tokens().cacheSize(), config.tokens().cacheTtl().toMillis(),
                 config.tokens().maxAge().toSeconds(), skewSeconds, Clock.systemUTC(), ForkJoinPool.commonPool());
+        monitor(registry);
     }
 
     /** {@code executor} runs the cache's upkeep (tests pass {@code Runnable::run} to make it deterministic). */
@@ -78,9 +90,16 @@ public class VerifiedTokens implements JWTParser {
         this.skewSeconds = Math.max(0, skewSeconds);
         this.clock = clock;
         this.verified = capacity <= 0 ? null
-                : Caffeine.newBuilder().maximumSize(capacity).executor(executor)
+                : Caffeine.newBuilder().maximumSize(capacity).executor(executor).recordStats()
                         .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis()))
                         .expireAfter(new UntilExpiry()).build();
+    }
+
+    /** Registers the cache's meters (see the class comment); none while the cache is off (cache-size 0). */
+    void monitor(MeterRegistry registry) {
+        if (verified != null) {
+            CaffeineCacheMetrics.monitor(registry, verified, METRICS_NAME);
+        }
     }
 
     /** Each entry lives until its own {@code untilMillis}: the token's exp or the cache TTL, whichever first. */

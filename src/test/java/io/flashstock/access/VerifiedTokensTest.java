@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.flashstock.testsupport.Tokens;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.smallrye.jwt.auth.principal.DefaultJWTParser;
 import io.smallrye.jwt.auth.principal.JWTAuthContextInfo;
 import io.smallrye.jwt.auth.principal.ParseException;
@@ -184,6 +185,26 @@ class VerifiedTokensTest {
         now = now.plusSeconds(61);
         tokens.parse(token);
         assertEquals(2, parser.verifications.get(), "after the TTL the token is verified again");
+    }
+
+    @Test
+    void hitsAndMissesAreCountedInMicrometer() throws Exception {
+        VerifiedTokens tokens = tokens(100, Duration.ofSeconds(60));
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        tokens.monitor(registry);
+        String token = Tokens.token("u-1", List.of("buyer"));
+        for (int i = 0; i < 3; i++) {
+            tokens.parse(token);
+        }
+        assertEquals(1, parser.verifications.get());
+        assertEquals(2.0, gets(registry, "hit"), "the second and third parse");
+        assertEquals(1.0, gets(registry, "miss"), "a miss is a verification");
+        assertEquals(1.0, registry.get("cache.size").tag("cache", VerifiedTokens.METRICS_NAME).gauge().value());
+    }
+
+    private static double gets(SimpleMeterRegistry registry, String result) {
+        return registry.get("cache.gets").tag("cache", VerifiedTokens.METRICS_NAME).tag("result", result)
+                .functionCounter().count();
     }
 
     @Test
