@@ -40,6 +40,14 @@ public interface FlashstockConfig {
     int maxQuantityPerRequest();
 
     /**
+     * Units one user may hold (RESERVED + CONFIRMED) of an item created without a {@code perUserLimit} of its own; 0:
+     * none. An item created with {@code perUserLimit: 0} has no limit whatever this says. Read when the item is
+     * created: changing it does not change existing items.
+     */
+    @WithDefault("0")
+    int defaultPerUserLimit();
+
+    /**
      * Largest request body; larger ones get 413 {@code payload-too-large}. Keep
      * {@code quarkus.http.limits.max-body-size} (the transport's hard ceiling) above it.
      */
@@ -259,18 +267,31 @@ public interface FlashstockConfig {
         Duration unknownSkuTtl();
     }
 
+    /** What a purchase does when its rate limit cannot be checked (Redis unreachable). */
+    enum OnRedisError {
+        /** It goes on unchecked (counted in {@code flashstock.rate.unchecked}): the limit must not stop the sale. */
+        ALLOW,
+        /** 503 {@code unavailable}, nothing changed: no caller gets past the limit while it cannot be checked. */
+        REFUSE
+    }
+
     interface RateLimit {
         /**
-         * Purchases per second one user may make, across all pods; over it the answer is 429
-         * {@code too-many-requests} with Retry-After and nothing is deducted. 0 turns the limit off. Checked in
-         * Redis before any stock work; when Redis cannot be reached the purchase goes on unchecked.
+         * Units per second one user may buy or hold on to, across all pods: a purchase counts its quantity, a cart its
+         * units summed, an extension of a reservation one. Over it the answer is 429 {@code too-many-requests} with
+         * Retry-After and nothing is changed. 0 turns the limit off. Checked in Redis before any stock work. A request
+         * of more units than the burst passes only when the user's limit is idle, and then paces what follows.
          */
         @WithDefault("0")
         double perUser();
 
-        /** Purchases one user may make at once before {@code per-user} paces them (at least 1). */
+        /** Units one user may buy at once before {@code per-user} paces them (at least 1). */
         @WithDefault("5")
         int perUserBurst();
+
+        /** When Redis cannot be asked: {@code allow} (go on unchecked) or {@code refuse} (503). */
+        @WithDefault("allow")
+        OnRedisError onRedisError();
 
         /**
          * Purchases per second from one client address, across all pods (burst {@code per-address-burst}); 0 turns

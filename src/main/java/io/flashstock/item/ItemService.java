@@ -21,6 +21,7 @@ public class ItemService {
     private final StockMirror mirror;
     private final Availability availability;
     private final long maxReservationSeconds;
+    private final int defaultPerUserLimit;
     private final ConflictRetry retry;
 
     ItemService(StockMirror mirror, Availability availability, FlashstockConfig config, ConflictRetry retry) {
@@ -28,6 +29,7 @@ public class ItemService {
         this.availability = availability;
         this.retry = retry;
         this.maxReservationSeconds = config.reservationCap().toSeconds();
+        this.defaultPerUserLimit = Math.max(0, config.defaultPerUserLimit());
     }
 
     /** Creates the item; once committed, the mirror (redis-lua) warms its hot stock. */
@@ -53,7 +55,7 @@ public class ItemService {
         item.name = request.name();
         item.stock = request.stock();
         item.available = request.stock();
-        item.perUserLimit = request.perUserLimit() == null ? 0 : request.perUserLimit();
+        item.perUserLimit = request.perUserLimit() == null ? defaultPerUserLimit : request.perUserLimit();
         item.saleStartsAt = window.startsAt();
         item.saleEndsAt = window.endsAt();
         item.paused = window.paused();

@@ -16,6 +16,7 @@ import io.flashstock.item.StockEvent;
 import io.flashstock.item.Availability;
 import io.flashstock.item.Item;
 import io.flashstock.item.StockMirror;
+import io.flashstock.redis.RateLimiter;
 import io.flashstock.support.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -38,10 +39,12 @@ public class OrderService {
     private final Availability availability;
     private final OrderExtension extension;
     private final Duration maxTtl;
+    private final RateLimiter rateLimiter;
 
     OrderService(ConflictRetry retry, StockMirror mirror, Availability availability, OrderExtension extension,
-            FlashstockConfig config) {
+            RateLimiter rateLimiter, FlashstockConfig config) {
         this.retry = retry;
+        this.rateLimiter = rateLimiter;
         this.mirror = mirror;
         this.availability = availability;
         this.extension = extension;
@@ -151,7 +154,9 @@ public class OrderService {
 
     /**
      * Keeps a RESERVED order at least {@code seconds} from now, never shortened ({@link OrderExtension}); at most
-     * {@code reservation-max-ttl}, else 400. An order of someone other than {@code owner} (when present) is 404.
+     * {@code reservation-max-ttl}, else 400. An order of someone other than {@code owner} (when present) is 404. A
+     * buyer's extension counts as one unit against its per-user rate limit ({@link RateLimiter}, 429 over it): holding
+     * units back from a sale costs what buying them does.
      */
     public OrderView extend(String orderId, int seconds, Optional<String> owner) {
         if (seconds > maxTtl.toSeconds()) {
@@ -159,6 +164,7 @@ public class OrderService {
                     + " (flashstock.reservation-max-ttl)");
         }
         if (owner.isPresent()) {
+            rateLimiter.admit(owner.get(), null, 1);
             get(orderId, owner);
         } else {
             persistIfPending(orderId);

@@ -91,7 +91,7 @@ public class PurchaseService {
         String fingerprint = idempotencyKey == null ? null : fingerprint(userId, quantity);
         PurchaseCommand command = new PurchaseCommand(sku, userId, quantity, idempotencyKey, fingerprint);
         long start = System.nanoTime();
-        return rateLimiter.admitAsync(userId, clientAddress)
+        return rateLimiter.admitAsync(userId, clientAddress, quantity)
                 .chain(() -> strategy.purchaseAsync(command))
                 .onItemOrFailure().invoke((result, failure) -> {
                     String outcome = failure == null ? (result.replayed() ? "replayed" : "reserved")
@@ -138,7 +138,7 @@ public class PurchaseService {
                     throw FlashstockException.soldOut(line.sku(), line.quantity()).forLine(line.sku());
                 }
             }
-            rateLimiter.admit(userId, clientAddress);
+            rateLimiter.admit(userId, clientAddress, cart.lines().stream().mapToInt(CartCommand.Line::quantity).sum());
             CartOutcome result = strategy.purchase(cart);
             outcome = result.replayed() ? "replayed" : "reserved";
             return result;

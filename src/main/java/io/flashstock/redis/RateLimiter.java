@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.error.FlashstockException;
+import io.flashstock.error.UnavailableException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
@@ -15,9 +16,11 @@ import org.jboss.logging.Logger;
 
 /**
  * Purchase rate limits per user and per client address ({@code flashstock.rate-limit.*}), shared by every pod: one
- * {@code lua/rate_limit.lua} call (GCRA on Redis's clock) per limit that is on. Over a limit → 429
- * {@code too-many-requests} with Retry-After, before any stock work. Redis unreachable → the request goes on unchecked
- * (counted in {@code flashstock.rate.unchecked}): a rate limit protects the sale, it must not stop it.
+ * {@code lua/rate_limit.lua} call (GCRA on Redis's clock) per limit that is on. The per-user limit counts units (a
+ * purchase's quantity, a cart's units summed, an extension as one), the per-address limit requests. Over a limit → 429
+ * {@code too-many-requests} with Retry-After, before any stock work. Redis unreachable → as
+ * {@code flashstock.rate-limit.on-redis-error} says: {@code allow} (the default) lets the request go on unchecked
+ * (counted in {@code flashstock.rate.unchecked}), {@code refuse} answers 503 {@code unavailable}.
  */
 @ApplicationScoped
 public class RateLimiter {
@@ -38,6 +41,7 @@ public class RateLimiter {
     private final Limit perUser;
     private final Limit perAddress;
     private final Counter unchecked;
+    private final boolean refuseUnchecked;
 
     RateLimiter(ReactiveRedisDataSource redis, @ConfigProperty(name = "quarkus.redis.timeout") Duration timeout,
             FlashstockConfig config, MeterRegistry registry) {
@@ -49,6 +53,7 @@ public class RateLimiter {
                 registry);
         this.unchecked = Counter.builder("flashstock.rate.unchecked")
                 .description("Purchases let through unchecked because Redis could not be asked").register(registry);
+        this.refuseUnchecked = settings.onRedisError() == FlashstockConfig.OnRedisError.REFUSE;
     }
 
     private static Limit limit(String kind, String who, double perSecond, int burst, MeterRegistry registry) {
@@ -58,31 +63,36 @@ public class RateLimiter {
     }
 
     /**
-     * Counts one purchase against the user's and the address's limits. Blocks: for callers on a worker thread.
+     * Counts one request of {@code units} units against the user's limit and, with a {@code clientAddress}, one against
+     * the address's. Blocks: for callers on a worker thread.
      *
      * @throws FlashstockException too-many-requests when either is over its limit
      */
-    public void admit(String userId, String clientAddress) {
-        admitAsync(userId, clientAddress).await().indefinitely();
+    public void admit(String userId, String clientAddress, int units) {
+        admitAsync(userId, clientAddress, units).await().indefinitely();
     }
 
     /**
-     * {@link #admit} without blocking: completes when the purchase may go on, fails with too-many-requests when either
+     * {@link #admit} without blocking: completes when the request may go on, fails with too-many-requests when either
      * limit is reached. Nothing is asked of Redis while both limits are off.
      */
-    public Uni<Void> admitAsync(String userId, String clientAddress) {
-        Uni<Void> user = check(perUser, userId);
-        return clientAddress == null ? user : user.chain(() -> check(perAddress, clientAddress));
+    public Uni<Void> admitAsync(String userId, String clientAddress, int units) {
+        Uni<Void> user = check(perUser, userId, Math.max(1, units));
+        return clientAddress == null ? user : user.chain(() -> check(perAddress, clientAddress, 1));
     }
 
-    private Uni<Void> check(Limit limit, String who) {
+    private Uni<Void> check(Limit limit, String who, int cost) {
         if (!limit.on()) {
             return Uni.createFrom().voidItem();
         }
         return script.runAsync(redis, List.of(RedisKeys.rate(limit.kind(), who)),
-                List.of(Long.toString(limit.intervalMillis()), Integer.toString(limit.burst())), timeout)
+                List.of(Long.toString(limit.intervalMillis()), Integer.toString(limit.burst()), Integer.toString(cost)),
+                timeout)
                 .onItemOrFailure().transform((reply, failure) -> {
-                    if (failure != null) {
+                    if (failure != null && refuseUnchecked) {
+                        throw new UnavailableException("The rate limit cannot be checked now; nothing was changed, "
+                                + "try again.", failure);
+                    } else if (failure != null) {
                         unchecked.increment();
                         LOG.debugf("Rate limit %s not checked: %s", limit.kind(), failure.toString());
                     } else if (reply.get(0).toInteger() == 0) {

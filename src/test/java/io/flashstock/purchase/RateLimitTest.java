@@ -33,15 +33,16 @@ import org.junit.jupiter.api.Test;
 class RateLimitTest {
 
     /**
-     * 2 purchases a second per user, 3 at once; 5 a second per address, 30 at once; the address a trusted proxy
-     * forwards (as behind an ingress), so that each test buys from an address of its own.
+     * 2 units a second per user, 3 at once; 5 purchases a second per address, 30 at once; the address a trusted proxy
+     * forwards (as behind an ingress), so that each test buys from an address of its own; 4 units per user of an item
+     * created without a limit.
      */
     public static class Limited implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
             return Map.of("flashstock.strategy", "redis-lua", "flashstock.rate-limit.per-user", "2",
                     "flashstock.rate-limit.per-user-burst", "3", "flashstock.rate-limit.per-address", "5",
-                    "flashstock.rate-limit.per-address-burst", "30",
+                    "flashstock.rate-limit.per-address-burst", "30", "flashstock.default-per-user-limit", "4",
                     "quarkus.http.proxy.proxy-address-forwarding", "true",
                     "quarkus.http.proxy.allow-x-forwarded", "true",
                     "quarkus.http.proxy.trusted-proxies", "127.0.0.1");
@@ -125,5 +126,39 @@ class RateLimitTest {
         allowed++;
         assertTrue(burst.replies().stream().filter(r -> r.status() == 429).allMatch(r -> r.body().contains("client address")));
         assertCounters(sku, 1_000, 1_000 - (int) allowed, (int) allowed, 0);
+    }
+
+    /**
+     * The per-user limit counts units: a cart of 4 units (over the burst of 3) passes only because the user was idle,
+     * and then the user's next purchase and a reservation extension are refused 429 until the pace allows them. An
+     * item created without a limit gets {@code flashstock.default-per-user-limit}; one created with 0 has none.
+     */
+    @Test
+    void aCartCostsItsUnitsAndAnExtensionCountsToo() {
+        String first = newSku("rate-cart-a");
+        String second = newSku("rate-cart-b");
+        createItem(first, 100, 0);
+        createItem(second, 100, 0);
+        String user = "hoarder-" + UUID.randomUUID().toString().substring(0, 8);
+        String address = newAddress();
+        String bearer = io.flashstock.testsupport.Tokens.bearer(user, "buyer");
+        String orderId = io.restassured.RestAssured.given().header("Authorization", bearer)
+                .header("X-Forwarded-For", address).contentType(io.restassured.http.ContentType.JSON)
+                .body("{\"lines\":[{\"sku\":\"" + first + "\",\"quantity\":2},{\"sku\":\"" + second
+                        + "\",\"quantity\":2}]}")
+                .post("/purchases").then().statusCode(201).extract().path("orders[0].orderId");
+        io.restassured.RestAssured.given().header("Authorization", bearer).header("X-Forwarded-For", address)
+                .contentType(io.restassured.http.ContentType.JSON).body("{\"quantity\":1}")
+                .post("/items/" + first + "/purchases").then().statusCode(429);
+        io.restassured.RestAssured.given().header("Authorization", bearer).header("X-Forwarded-For", address)
+                .contentType(io.restassured.http.ContentType.JSON).body("{\"seconds\":600}")
+                .post("/orders/" + orderId + "/extend").then().statusCode(429);
+        assertCounters(first, 100, 98, 2, 0);
+
+        String unlimited = newSku("rate-default");
+        given().contentType(io.restassured.http.ContentType.JSON)
+                .body(Map.of("sku", unlimited, "name", "No limit given", "stock", 10)).post("/items")
+                .then().statusCode(201).body("perUserLimit", org.hamcrest.Matchers.equalTo(4));
+        given().get("/items/" + first).then().statusCode(200).body("perUserLimit", org.hamcrest.Matchers.equalTo(0));
     }
 }
