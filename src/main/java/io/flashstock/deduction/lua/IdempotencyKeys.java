@@ -90,7 +90,7 @@ public class IdempotencyKeys {
         }
         try {
             PurchaseOrder owner = QuarkusTransaction.requiringNew()
-                    .call(() -> PurchaseOrder.findByIdempotencyKey(duplicate.sku(), key));
+                    .call(() -> PurchaseOrder.findByIdempotencyKey(duplicate.sku(), duplicate.userId(), key));
             if (owner != null) {
                 restore(duplicate.sku(), Map.of(key, Remembered.of(owner.id, owner.requestFingerprint,
                         owner.createdAt, owner.expiresAt, ttl, Timestamps.now())));
