@@ -5,9 +5,13 @@
 -- KEYS[3] fs:{sku}:held     hash: orderId -> "userId quantity [streamEntryId]" of each RESERVED order
 -- KEYS[4] fs:{sku}:orders   stream: orders acknowledged here and not yet in MySQL (the durable pending record),
 --                           read through the consumer group 'relay': an entry a consumer holds is that consumer's
--- KEYS[5] fs:{sku}:idem:<Idempotency-Key>  string "orderId fingerprint createdAt expiresAt", then " R" once a
---                           write-behind repeat was answered with the order (unused without a key)
+-- KEYS[5] fs:{sku}:ukey:<n>:<userId>:<Idempotency-Key>  the user's key (see RedisKeys.idempotency): string
+--                           "orderId fingerprint createdAt expiresAt", then " R" once a write-behind repeat was
+--                           answered with the order (unused without a key)
 -- KEYS[6] fs:{sku}:void:<orderId>  tombstone: the caller gave up on this order id (timeout); never run it then
+-- KEYS[7] fs:{sku}:idem:<Idempotency-Key>  the key's name before keys were the user's, read only: a purchase made
+--                           before the upgrade answers its retry until the name expires. The fingerprint hashes the
+--                           user, so it answers only its own user; another user's is ignored (another request)
 -- ARGV[1] orderId   ARGV[2] userId   ARGV[3] quantity   ARGV[4] request fingerprint, '' without a key
 -- ARGV[5] createdAt (epoch s)   ARGV[6] expiresAt (epoch s) with the service's default TTL; an item with a TTL of
 --         its own (hash field 'ttl', seconds) expires at createdAt + ttl instead   ARGV[7] Idempotency-Key TTL (s)
@@ -35,7 +39,17 @@ if redis.call('EXISTS', KEYS[6]) == 1 then
 end
 local fingerprint = ARGV[4]
 if fingerprint ~= '' then
-  local earlier = redis.call('GET', KEYS[5])
+  local slot = 5
+  local earlier = redis.call('GET', KEYS[slot])
+  if not earlier then
+    slot = 7
+    earlier = redis.call('GET', KEYS[slot])
+    if earlier and string.match(earlier, '^%S+ (%S+)') ~= fingerprint then
+      -- Another user's, or this user's with another quantity: a new purchase here, which MySQL's unique key refuses
+      -- (write-through answers 422 then; write-behind takes it back, as for a key Redis forgot).
+      earlier = nil
+    end
+  end
   if earlier then
     local id, used, created, expires, answered = string.match(earlier, '^(%S+) (%S+) (%S+) (%S+) ?(%S*)$')
     if used ~= fingerprint then
@@ -44,7 +58,7 @@ if fingerprint ~= '' then
     if ARGV[10] ~= 'OWN' and answered == '' then
       -- Write-behind answers this repeat 201 with the order, which may still be only here: mark the key, so that the
       -- first request, if it gave up on its call (timeout), cannot take the order back (see undo_purchase.lua).
-      redis.call('SET', KEYS[5], earlier .. ' R', 'KEEPTTL')
+      redis.call('SET', KEYS[slot], earlier .. ' R', 'KEEPTTL')
     end
     return {'REPLAY', id, created, expires}
   end

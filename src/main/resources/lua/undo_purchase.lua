@@ -1,7 +1,9 @@
 -- redis-lua: take back a purchase whose order did not reach MySQL. Runs at most once per order: only the caller
 -- that removes the pending stream entry undoes it.
--- KEYS[1] stock hash   KEYS[2] users hash   KEYS[3] held hash   KEYS[4] orders stream   KEYS[5] idem key
--- KEYS[6] fs:{sku}:void:<orderId> tombstone
+-- KEYS[1] stock hash   KEYS[2] users hash   KEYS[3] held hash   KEYS[4] orders stream
+-- KEYS[5] the user's Idempotency-Key (fs:{sku}:ukey:...)   KEYS[6] fs:{sku}:void:<orderId> tombstone
+-- KEYS[7] the key's name before keys were the user's (fs:{sku}:idem:<key>), which a purchase made before the upgrade
+--         wrote: it answers the order too (see purchase.lua), so it goes with it
 -- ARGV[1] orderId
 -- ARGV[2] stream entry id, or '' when the caller does not know whether the purchase ran (it timed out): then a
 --         tombstone is written first, so that a purchase still queued in Redis refuses to run, and the entry id
@@ -28,10 +30,12 @@ if entry == '' then
   end
   -- A repeat of the request was answered 201 with this order meanwhile (purchase.lua marks its key): the order
   -- stands, and is left to the relays.
-  local answered = redis.call('GET', KEYS[5])
-  if answered and string.sub(answered, 1, string.len(ARGV[1]) + 1) == ARGV[1] .. ' '
-      and string.sub(answered, -2) == ' R' then
-    return -2
+  for slot = 5, 7, 2 do
+    local answered = redis.call('GET', KEYS[slot])
+    if answered and string.sub(answered, 1, string.len(ARGV[1]) + 1) == ARGV[1] .. ' '
+        and string.sub(answered, -2) == ' R' then
+      return -2
+    end
   end
 end
 if redis.call('EXISTS', KEYS[4]) == 1 then
@@ -65,8 +69,10 @@ end
 if redis.call('HEXISTS', KEYS[2], user) == 1 then
   redis.call('HINCRBY', KEYS[2], user, -quantity)
 end
-local earlier = redis.call('GET', KEYS[5])
-if earlier and string.sub(earlier, 1, string.len(ARGV[1]) + 1) == ARGV[1] .. ' ' then
-  redis.call('DEL', KEYS[5])
+for slot = 5, 7, 2 do
+  local earlier = redis.call('GET', KEYS[slot])
+  if earlier and string.sub(earlier, 1, string.len(ARGV[1]) + 1) == ARGV[1] .. ' ' then
+    redis.call('DEL', KEYS[slot])
+  end
 end
 return 1

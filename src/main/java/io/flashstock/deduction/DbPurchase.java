@@ -11,6 +11,7 @@ import io.flashstock.deduction.Combiner.Result;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.item.Item;
 import io.flashstock.item.SaleWindow;
+import io.flashstock.order.CallerKey;
 import io.flashstock.order.OrderIds;
 import io.flashstock.order.OrderView;
 import io.flashstock.order.Purchase;
@@ -81,12 +82,12 @@ public final class DbPurchase {
             return results;
         }
         Instant now = Timestamps.now();
-        Map<String, PurchaseOrder> byKey = new HashMap<>();
+        Map<CallerKey, PurchaseOrder> byKey = new HashMap<>(); // each user's keys
         Map<String, Long> heldByUser = new HashMap<>();
         List<PurchaseOrder> orders = new ArrayList<>();
         for (PurchaseCommand command : batch) {
             try {
-                PurchaseOrder sameKey = command.hasIdempotencyKey() ? byKey.get(command.idempotencyKey()) : null;
+                PurchaseOrder sameKey = command.hasIdempotencyKey() ? byKey.get(callerKey(command)) : null;
                 PurchaseOutcome replay = sameKey != null
                         ? Replays.replay(command, OrderView.of(sameKey), sameKey.requestFingerprint)
                         : Replays.replayOrNull(command);
@@ -100,7 +101,7 @@ public final class DbPurchase {
                 heldByUser.put(command.userId(), held + command.quantity());
                 PurchaseOrder order = newOrder(command, now, item.reservationTtl(defaultTtl));
                 if (command.hasIdempotencyKey()) {
-                    byKey.put(command.idempotencyKey(), order);
+                    byKey.put(callerKey(command), order);
                 }
                 orders.add(order);
                 results.add(Result.of(new PurchaseOutcome(OrderView.of(order), false)));
@@ -115,6 +116,10 @@ public final class DbPurchase {
             OrderWriter.insert(orders);
         }
         return results;
+    }
+
+    private static CallerKey callerKey(PurchaseCommand command) {
+        return new CallerKey(command.userId(), command.idempotencyKey());
     }
 
     /** A purchase row for {@code cart}, not yet inserted. */

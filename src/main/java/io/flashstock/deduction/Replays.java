@@ -14,12 +14,16 @@ public final class Replays {
     private Replays() {
     }
 
-    /** The earlier answer for a repeated Idempotency-Key, or {@code null}; 422 if the key meant another request. */
+    /**
+     * The earlier answer for the user's repeated Idempotency-Key, or {@code null}; 422 if the key meant another
+     * request. Another user's identical key is not looked at: that is another request.
+     */
     public static PurchaseOutcome replayOrNull(PurchaseCommand command) {
         if (!command.hasIdempotencyKey()) {
             return null;
         }
-        PurchaseOrder earlier = PurchaseOrder.findByIdempotencyKey(command.sku(), command.idempotencyKey());
+        PurchaseOrder earlier = PurchaseOrder.findByIdempotencyKey(command.sku(), command.userId(),
+                command.idempotencyKey());
         return earlier == null ? null : replay(command, OrderView.of(earlier), earlier.requestFingerprint);
     }
 

@@ -3,8 +3,10 @@ package io.flashstock.order;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.flashstock.db.CommitLookup;
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
@@ -105,18 +107,29 @@ public class PurchaseOrder extends PanacheEntityBase {
         CommitLookup.committed(getEntityManager(), "purchase_order", isPurchase ? "purchase_id" : "id", List.of(id));
     }
 
-    /** The orders of the item holding one of {@code keys} as Idempotency-Key: order id by key. */
+    /**
+     * The orders of the item holding one of {@code keys} (each a user's Idempotency-Key): order id by key. One range
+     * of {@code uk_purchase_order_user_idempotency} (users × keys), narrowed to the pairs asked for here.
+     */
     @SuppressWarnings("unchecked")
-    public static Map<String, String> ownersOfKeys(String sku, Collection<String> keys) {
-        Map<String, String> owners = new HashMap<>();
+    public static Map<CallerKey, String> ownersOfKeys(String sku, Collection<CallerKey> keys) {
+        Map<CallerKey, String> owners = new HashMap<>();
         if (keys.isEmpty()) {
             return owners;
         }
+        Set<CallerKey> asked = new HashSet<>(keys);
         List<Object[]> rows = getEntityManager()
-                .createNativeQuery("SELECT idempotency_key, id FROM purchase_order"
-                        + " WHERE sku = :sku AND idempotency_key IN (:keys)", Object[].class)
-                .setParameter("sku", sku).setParameter("keys", keys).getResultList();
-        rows.forEach(row -> owners.put((String) row[0], (String) row[1]));
+                .createNativeQuery("SELECT user_id, idempotency_key, id FROM purchase_order WHERE sku = :sku"
+                        + " AND user_id IN (:users) AND idempotency_key IN (:keys)", Object[].class)
+                .setParameter("sku", sku)
+                .setParameter("users", asked.stream().map(CallerKey::userId).distinct().toList())
+                .setParameter("keys", asked.stream().map(CallerKey::key).distinct().toList()).getResultList();
+        for (Object[] row : rows) {
+            CallerKey key = new CallerKey((String) row[0], (String) row[1]);
+            if (asked.contains(key)) {
+                owners.put(key, (String) row[2]);
+            }
+        }
         return owners;
     }
 
@@ -130,8 +143,9 @@ public class PurchaseOrder extends PanacheEntityBase {
         return count("id", orderId) > 0;
     }
 
-    public static PurchaseOrder findByIdempotencyKey(String sku, String key) {
-        return find("sku = ?1 and idempotencyKey = ?2", sku, key).firstResult();
+    /** The user's order of the item made with Idempotency-Key {@code key}, or {@code null}. */
+    public static PurchaseOrder findByIdempotencyKey(String sku, String userId, String key) {
+        return find("sku = ?1 and userId = ?2 and idempotencyKey = ?3", sku, userId, key).firstResult();
     }
 
     /** Units the user holds of the item: RESERVED + CONFIRMED orders. */

@@ -52,8 +52,25 @@ public final class RedisKeys {
         return prefix(sku) + "orders";
     }
 
-    /** An Idempotency-Key's first order (redis-lua); the bare prefix when the purchase has no key. */
-    public static String idempotency(String sku, String key) {
+    /**
+     * A user's Idempotency-Key of the item and its first order (redis-lua): {@code fs:{<sku>}:ukey:<n>:<userId>:<key>},
+     * {@code n} the user id's length in decimal; the bare {@code fs:{<sku>}:ukey:} when the purchase has no key. The
+     * length makes the name unambiguous whatever characters a user id or key holds (a key may hold ':'; a user id
+     * allowed one later would not be read as part of its key), and bounds it: 64-character sku, user id and key make
+     * 207 characters. The hash tag stays the item's, so the purchase script still touches one slot.
+     */
+    public static String idempotency(String sku, String userId, String key) {
+        return key == null ? prefix(sku) + "ukey:" : prefix(sku) + "ukey:" + userId.length() + ":" + userId + ":" + key;
+    }
+
+    /**
+     * An Idempotency-Key's name before keys were the user's ({@code fs:{<sku>}:idem:<key>}, shared by all users of the
+     * item; the bare prefix without a key). No pod writes it any more; the purchase script still reads it, and
+     * undoing a purchase deletes it, so that a retry of a purchase made before the upgrade is answered with its order
+     * until the key expires ({@code flashstock.lua.idempotency-ttl} after its purchase). Drop it once every pod has run
+     * this version for longer than that TTL.
+     */
+    public static String legacyIdempotency(String sku, String key) {
         return prefix(sku) + "idem:" + (key == null ? "" : key);
     }
 

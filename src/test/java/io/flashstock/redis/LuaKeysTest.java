@@ -2,6 +2,7 @@ package io.flashstock.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -69,7 +70,11 @@ class LuaKeysTest {
     @Test
     void keysOfOneCallMustShareTheirHashTag() {
         assertTrue(LuaScript.oneHashTag(List.of(RedisKeys.stock("a"), RedisKeys.orders("a"), RedisKeys.held("a"),
-                RedisKeys.idempotency("a", "k-1"), RedisKeys.voided("a", "o-1"))));
+                RedisKeys.idempotency("a", "u-1", "k-1"), RedisKeys.voided("a", "o-1"),
+                RedisKeys.legacyIdempotency("a", "k-1"))));
+        // A user's key names its user by length: whatever the user id and key hold, one name is one pair.
+        assertEquals("fs:{a}:ukey:3:u:1:k:1", RedisKeys.idempotency("a", "u:1", "k:1"));
+        assertNotEquals(RedisKeys.idempotency("a", "u", "1:k:1"), RedisKeys.idempotency("a", "u:1", "k:1"));
         assertTrue(LuaScript.oneHashTag(List.of(RedisKeys.activeItems())), "one key is always one slot");
         assertFalse(LuaScript.oneHashTag(List.of(RedisKeys.stock("a"), RedisKeys.stock("b"))));
         assertFalse(LuaScript.oneHashTag(List.of(RedisKeys.stock("a"), RedisKeys.generation())));

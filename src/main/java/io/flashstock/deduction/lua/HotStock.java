@@ -197,7 +197,8 @@ public class HotStock {
     private static List<String> purchaseKeys(PurchaseCommand command, String orderId) {
         String sku = command.sku();
         return List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku), RedisKeys.orders(sku),
-                RedisKeys.idempotency(sku, command.idempotencyKey()), RedisKeys.voided(sku, orderId));
+                RedisKeys.idempotency(sku, command.userId(), command.idempotencyKey()), RedisKeys.voided(sku, orderId),
+                RedisKeys.legacyIdempotency(sku, command.idempotencyKey()));
     }
 
     private List<String> purchaseArgs(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt,
@@ -236,7 +237,7 @@ public class HotStock {
     private FlashstockException abandoned(PurchaseCommand command, String orderId, RuntimeException failure) {
         PendingStream.Undo undo;
         try {
-            undo = stream.abandon(command.sku(), orderId, command.idempotencyKey(), pod.id());
+            undo = stream.abandon(command.sku(), orderId, command.userId(), command.idempotencyKey(), pod.id());
         } catch (RuntimeException again) {
             LOG.warnf("Could not void purchase %s of %s after a Redis failure: %s", orderId, command.sku(),
                     again.toString());

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.flashstock.config.FlashstockConfig;
+import io.flashstock.order.CallerKey;
 import io.flashstock.order.PurchaseOrder;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.support.Timestamps;
@@ -16,9 +17,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 /**
- * What Redis remembers of an item's Idempotency-Keys ({@code redis-lua}): {@code fs:{sku}:idem:<key>} →
- * {@code "orderId fingerprint createdAt expiresAt"} for {@code flashstock.lua.idempotency-ttl}, written by the purchase
- * script and put back from MySQL, which keeps every key for good, when Redis no longer has it:
+ * What Redis remembers of an item's Idempotency-Keys ({@code redis-lua}), each its user's:
+ * {@link RedisKeys#idempotency} → {@code "orderId fingerprint createdAt expiresAt"} for
+ * {@code flashstock.lua.idempotency-ttl}, written by the purchase script and put back from MySQL, which keeps every
+ * key for good, when Redis no longer has it:
  * <ul>
  * <li>a warm-up puts back the keys of the item's orders still within the TTL ({@link #restore(String, Map)});</li>
  * <li>an order that repeated a key MySQL holds (Redis had lost or expired it, so the script took the retry for a new
@@ -60,12 +62,12 @@ public class IdempotencyKeys {
         this.ttl = config.lua().idempotencyTtl();
     }
 
-    /** Puts the item's keys ({@code key → value}) back where Redis has none, {@value #CHUNK} to a call. */
-    void restore(String sku, Map<String, Remembered> keys) {
+    /** Puts the item's keys ({@code user's key → value}) back where Redis has none, {@value #CHUNK} to a call. */
+    void restore(String sku, Map<CallerKey, Remembered> keys) {
         List<String> names = new ArrayList<>();
         List<String> args = new ArrayList<>();
-        for (Map.Entry<String, Remembered> key : keys.entrySet()) {
-            names.add(RedisKeys.idempotency(sku, key.getKey()));
+        for (Map.Entry<CallerKey, Remembered> key : keys.entrySet()) {
+            names.add(RedisKeys.idempotency(sku, key.getKey().userId(), key.getKey().key()));
             args.add(key.getValue().value());
             args.add(Long.toString(key.getValue().ttlSeconds()));
             if (names.size() == CHUNK) {
@@ -80,8 +82,9 @@ public class IdempotencyKeys {
     }
 
     /**
-     * After {@code duplicate} was taken back because MySQL holds another order with its Idempotency-Key: Redis answers
-     * the key with that order from now on. Best effort: if MySQL or Redis fails here, the next duplicate tries again.
+     * After {@code duplicate} was taken back because MySQL holds another order of its user with its Idempotency-Key:
+     * Redis answers the user's key with that order from now on. Best effort: if MySQL or Redis fails here, the next
+     * duplicate tries again.
      */
     void rememberOwner(PendingOrder duplicate) {
         String key = duplicate.idempotencyKey();
@@ -90,10 +93,10 @@ public class IdempotencyKeys {
         }
         try {
             PurchaseOrder owner = QuarkusTransaction.requiringNew()
-                    .call(() -> PurchaseOrder.findByIdempotencyKey(duplicate.sku(), key));
+                    .call(() -> PurchaseOrder.findByIdempotencyKey(duplicate.sku(), duplicate.userId(), key));
             if (owner != null) {
-                restore(duplicate.sku(), Map.of(key, Remembered.of(owner.id, owner.requestFingerprint,
-                        owner.createdAt, owner.expiresAt, ttl, Timestamps.now())));
+                restore(duplicate.sku(), Map.of(new CallerKey(owner.userId, key), Remembered.of(owner.id,
+                        owner.requestFingerprint, owner.createdAt, owner.expiresAt, ttl, Timestamps.now())));
             }
         } catch (RuntimeException e) {
             LOG.debugf("Could not put back Idempotency-Key %s of %s: %s", key, duplicate.sku(), e.toString());

@@ -9,6 +9,7 @@ import java.util.Map;
 import io.flashstock.item.Item;
 import io.flashstock.item.SaleWindow;
 import io.flashstock.item.StockEvent;
+import io.flashstock.order.CallerKey;
 import io.flashstock.order.OrderStatus;
 import io.flashstock.order.PurchaseOrder;
 import io.flashstock.support.Timestamps;
@@ -16,14 +17,14 @@ import io.flashstock.support.Timestamps;
 /**
  * What MySQL holds for one item, as the hot stock needs it: counters and version, RESERVED orders ({@code orderId →
  * "userId quantity"}), for an item with a per-user limit each user's RESERVED + CONFIRMED units, and the
- * Idempotency-Keys still within their TTL ({@code key → "orderId fingerprint createdAt expiresAt"} and the seconds
- * left). Read in the caller's transaction, under a shared lock on the item's row: every change of an item's
+ * Idempotency-Keys still within their TTL ({@code user's key → "orderId fingerprint createdAt expiresAt"} and the
+ * seconds left). Read in the caller's transaction, under a shared lock on the item's row: every change of an item's
  * counters updates that row, so nothing changes the item while the snapshot is read, and all of it belongs to
  * {@link #version()}.
  */
 record ItemSnapshot(int stock, int available, int reserved, int sold, int perUserLimit, long version, SaleWindow window,
         int reservationTtlSeconds, Map<String, String> held, Map<String, String> users,
-        Map<String, IdempotencyKeys.Remembered> idempotencyKeys) {
+        Map<CallerKey, IdempotencyKeys.Remembered> idempotencyKeys) {
 
     /** The item's snapshot, or {@code null} when it does not exist. */
     static ItemSnapshot load(String sku, Duration idempotencyTtl) {
@@ -50,15 +51,16 @@ record ItemSnapshot(int stock, int available, int reserved, int sold, int perUse
                     .setParameter("held", OrderStatus.HOLDING)
                     .getResultList().forEach(row -> users.put((String) row[0], String.valueOf(row[1])));
         }
-        Map<String, IdempotencyKeys.Remembered> keys = new LinkedHashMap<>();
+        Map<CallerKey, IdempotencyKeys.Remembered> keys = new LinkedHashMap<>();
         Instant now = Timestamps.now();
         PurchaseOrder.getEntityManager()
-                .createQuery("select o.idempotencyKey, o.id, o.requestFingerprint, o.createdAt, o.expiresAt"
+                .createQuery("select o.userId, o.idempotencyKey, o.id, o.requestFingerprint, o.createdAt, o.expiresAt"
                         + " from PurchaseOrder o where o.sku = :sku and o.idempotencyKey is not null"
                         + " and o.createdAt > :since", Object[].class)
                 .setParameter("sku", sku).setParameter("since", now.minus(idempotencyTtl)).getResultList()
-                .forEach(row -> keys.put((String) row[0], IdempotencyKeys.Remembered.of((String) row[1],
-                        (String) row[2], (Instant) row[3], (Instant) row[4], idempotencyTtl, now)));
+                .forEach(row -> keys.put(new CallerKey((String) row[0], (String) row[1]),
+                        IdempotencyKeys.Remembered.of((String) row[2], (String) row[3], (Instant) row[4],
+                                (Instant) row[5], idempotencyTtl, now)));
         Item entity = Item.findById(sku); // same transaction, row share-locked above
         return new ItemSnapshot(((Number) item[0]).intValue(), ((Number) item[1]).intValue(),
                 ((Number) item[2]).intValue(), ((Number) item[3]).intValue(), limit, ((Number) item[5]).longValue(),

@@ -156,7 +156,8 @@ public class PendingStream {
      * one's Idempotency-Key); otherwise they leave Redis's stock (MySQL refused them: Redis's counters were too high).
      */
     public Undo undo(PendingOrder order, boolean returnUnits, String consumer) {
-        return undo(order.sku(), order.orderId(), order.idempotencyKey(), order.entryId(), returnUnits, consumer);
+        return undo(order.sku(), order.orderId(), order.userId(), order.idempotencyKey(), order.entryId(), returnUnits,
+                consumer);
     }
 
     /**
@@ -164,22 +165,23 @@ public class PendingStream {
      * aborted cart, and the script's XDEL makes each give-back happen once.
      */
     public Undo undoLine(String sku, String orderId, String entryId) {
-        return undo(sku, orderId, null, entryId, true, "");
+        return undo(sku, orderId, null, null, entryId, true, "");
     }
 
     /**
      * The caller gave up on a purchase it does not know the outcome of (Redis timed out): a tombstone keeps the
      * purchase from running if it is still queued, and if it ran, it is taken back unless a relay holds its entry.
      */
-    public Undo abandon(String sku, String orderId, String idempotencyKey, String consumer) {
-        return undo(sku, orderId, idempotencyKey, "", true, consumer);
+    public Undo abandon(String sku, String orderId, String userId, String idempotencyKey, String consumer) {
+        return undo(sku, orderId, userId, idempotencyKey, "", true, consumer);
     }
 
-    private Undo undo(String sku, String orderId, String idempotencyKey, String entryId, boolean returnUnits,
-            String consumer) {
+    private Undo undo(String sku, String orderId, String userId, String idempotencyKey, String entryId,
+            boolean returnUnits, String consumer) {
         return Undo.of(scripts.undoPurchase.run(redis,
                 List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku), RedisKeys.orders(sku),
-                        RedisKeys.idempotency(sku, idempotencyKey), RedisKeys.voided(sku, orderId)),
+                        RedisKeys.idempotency(sku, userId, idempotencyKey), RedisKeys.voided(sku, orderId),
+                        RedisKeys.legacyIdempotency(sku, idempotencyKey)),
                 List.of(orderId, entryId, returnUnits ? "RETURN" : "DROP", Long.toString(VOID_TTL_SECONDS), consumer,
                         RedisKeys.unitsBackChannel()))
                 .toLong());

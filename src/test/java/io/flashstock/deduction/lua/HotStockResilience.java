@@ -320,13 +320,14 @@ abstract class HotStockResilience {
         awaitOrders(sku, keys.size());
         Thread.sleep(1_100); // the TTL left is then below the full one
         redis.key().del(RedisKeys.stock(sku), RedisKeys.held(sku), RedisKeys.users(sku),
-                RedisKeys.idempotency(sku, keys.get(0)), RedisKeys.idempotency(sku, keys.get(1)));
+                RedisKeys.idempotency(sku, "u-" + keys.get(0), keys.get(0)),
+                RedisKeys.idempotency(sku, "u-" + keys.get(1), keys.get(1)));
 
         purchase(sku, "u-" + keys.get(0), 1, keys.get(0)).then().statusCode(201)
                 .header("Idempotent-Replayed", "true").body("orderId", equalTo(orders.get(0)));
         long full = config.lua().idempotencyTtl().toSeconds();
         for (int i = 0; i < keys.size(); i++) {
-            String idem = RedisKeys.idempotency(sku, keys.get(i));
+            String idem = RedisKeys.idempotency(sku, "u-" + keys.get(i), keys.get(i));
             assertTrue(redis.value(String.class).get(idem).startsWith(orders.get(i) + " "), idem);
             long ttl = redis.key().ttl(idem);
             assertTrue(ttl > 0 && ttl < full, idem + " expires in " + ttl + " s, less than " + full);
@@ -365,7 +366,7 @@ abstract class HotStockResilience {
         String key = "forgot-" + sku;
         String first = purchase(sku, "u", 1, key).then().statusCode(201).extract().path("orderId");
         awaitOrders(sku, 1);
-        String idem = RedisKeys.idempotency(sku, key);
+        String idem = RedisKeys.idempotency(sku, "u", key);
         redis.key().del(idem);
 
         String retried = purchase(sku, "u", 1, key).then().statusCode(201).extract().path("orderId");

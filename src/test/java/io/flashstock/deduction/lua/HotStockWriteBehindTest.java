@@ -81,25 +81,60 @@ class HotStockWriteBehindTest extends HotStockResilience {
     void anOrderARepeatWasAnsweredWithIsNotTakenBackByTheFirstRequest() throws InterruptedException {
         String sku = newSku("answered");
         createItem(sku, 10, 0);
-        Instant now = Instant.now();
         PurchaseCommand command = new PurchaseCommand(sku, "twice", 1, "answered-key", "fingerprint");
-        String first = OrderIds.next(sku);
         // The first request's script runs, but its caller stopped waiting for the reply.
-        assertEquals(PurchaseReply.OK, hotStock.purchase(command, first, now, now.plusSeconds(60)).reply());
+        String first = newOrder(command);
         // The client's retry is answered with that order (201 in write-behind, from Redis if MySQL lacks it yet).
-        HotStock.Decision repeat = hotStock.purchase(command, OrderIds.next(sku), now, now.plusSeconds(60));
-        assertEquals(PurchaseReply.REPLAY, repeat.reply());
-        assertEquals(first, repeat.orderId());
+        assertReplays(command, first);
 
         // The first request now gives up on its call: the order must stand, so its answer is outcome-unknown.
-        assertEquals(PendingStream.Undo.ANSWERED, stream.abandon(sku, first, "answered-key", pod.id()));
+        assertEquals(PendingStream.Undo.ANSWERED, stream.abandon(sku, first, "twice", "answered-key", pod.id()));
         awaitOrders(sku, 1);
         assertEquals(1, Db.count("SELECT COUNT(*) FROM purchase_order WHERE id = ?", first), "the answered order");
         assertCounters(sku, 10, 9, 1, 0);
-        HotStock.Decision again = hotStock.purchase(command, OrderIds.next(sku), now, now.plusSeconds(60));
-        assertEquals(first, again.orderId(), "the key still answers the first order");
+        assertReplays(command, first); // the key still answers the first order
         assertEquals(1, Db.orderCount(sku));
         awaitRedisAgrees(sku);
+    }
+
+    /**
+     * The upgrade to keys of their user: a key a pod of the earlier version wrote under its old name
+     * ({@code fs:{sku}:idem:<key>}, here renamed to it) still answers its user's retry, and only that user's: another
+     * user's purchase with the same key is another order.
+     */
+    @Test
+    void aKeyUnderItsOldNameStillAnswersItsUsersRetry() throws InterruptedException {
+        String sku = newSku("old-name");
+        createItem(sku, 10, 0);
+        PurchaseCommand command = new PurchaseCommand(sku, "before", 1, "old-key", "fingerprint-before");
+        String first = newOrder(command);
+        redis.key().rename(RedisKeys.idempotency(sku, "before", "old-key"),
+                RedisKeys.legacyIdempotency(sku, "old-key"));
+
+        assertReplays(command, first);
+        newOrder(new PurchaseCommand(sku, "after", 1, "old-key", "fingerprint-after"));
+        awaitOrders(sku, 2);
+        assertCounters(sku, 10, 8, 2, 0);
+    }
+
+    /** Runs the purchase script for {@code command} with a new order id, as a request would. */
+    private HotStock.Decision scriptFor(PurchaseCommand command) {
+        Instant now = Instant.now();
+        return hotStock.purchase(command, OrderIds.next(command.sku()), now, now.plusSeconds(60));
+    }
+
+    /** The script takes {@code command} for a new purchase: its order id. */
+    private String newOrder(PurchaseCommand command) {
+        HotStock.Decision decision = scriptFor(command);
+        assertEquals(PurchaseReply.OK, decision.reply());
+        return decision.orderId();
+    }
+
+    /** The script answers {@code command} with the order {@code first}. */
+    private void assertReplays(PurchaseCommand command, String first) {
+        HotStock.Decision decision = scriptFor(command);
+        assertEquals(PurchaseReply.REPLAY, decision.reply());
+        assertEquals(first, decision.orderId());
     }
 
     @Test

@@ -63,13 +63,13 @@ class HotStockWriteThroughTest extends HotStockResilience {
         String ran = OrderIds.next(sku);
         assertEquals(PurchaseReply.OK, hotStock.purchase(command, ran, now, now.plusSeconds(60)).reply());
         assertEquals("8", hot(sku).get("available"));
-        assertEquals(PendingStream.Undo.UNDONE, stream.abandon(sku, ran, null, pod.id()));
+        assertEquals(PendingStream.Undo.UNDONE, stream.abandon(sku, ran, null, null, pod.id()));
         assertEquals("10", hot(sku).get("available"));
         assertEquals("0", hot(sku).get("reserved"));
 
         // It was still queued when the caller gave up: it never runs.
         String queued = OrderIds.next(sku);
-        assertEquals(PendingStream.Undo.NEVER_RAN, stream.abandon(sku, queued, null, pod.id()));
+        assertEquals(PendingStream.Undo.NEVER_RAN, stream.abandon(sku, queued, null, null, pod.id()));
         assertEquals(PurchaseReply.VOID, hotStock.purchase(command, queued, now, now.plusSeconds(60)).reply());
         assertEquals("10", hot(sku).get("available"));
         assertEquals(0, redis.stream(String.class).xlen(RedisKeys.orders(sku)));
@@ -91,7 +91,7 @@ class HotStockWriteThroughTest extends HotStockResilience {
 
         // A relay takes the idle entry over (as after claim-after), then the request tries to give up on it.
         assertEquals(1, stream.claimIdle(sku, "other-pod/relay", 0, 10).size());
-        assertEquals(PendingStream.Undo.HELD_ELSEWHERE, stream.abandon(sku, orderId, null, pod.id()));
+        assertEquals(PendingStream.Undo.HELD_ELSEWHERE, stream.abandon(sku, orderId, null, null, pod.id()));
         assertEquals("9", hot(sku).get("available"), "the units stay sold");
         assertEquals(1, redis.stream(String.class).xlen(RedisKeys.orders(sku)), "the entry stays for the relay");
         // The relay that holds it may take it back (MySQL refused it, say).
@@ -153,7 +153,7 @@ class HotStockWriteThroughTest extends HotStockResilience {
         createItem(sku, 10, 0);
         String key = "twice-" + sku;
         PendingOrder first = acknowledge(sku, "u", key);
-        redis.key().del(RedisKeys.idempotency(sku, key)); // Redis forgot it: the retry is a new purchase there
+        redis.key().del(RedisKeys.idempotency(sku, "u", key)); // Redis forgot it: the retry is a new purchase there
         PendingOrder again = acknowledge(sku, "u", key);
         PendingOrder other = acknowledge(sku, "v", null);
         assertEquals("7", hot(sku).get("available"));
@@ -168,8 +168,8 @@ class HotStockWriteThroughTest extends HotStockResilience {
         assertEquals(java.util.Set.of(first.orderId(), other.orderId()), java.util.Set.copyOf(Db.orderIds(sku)));
         assertCounters(sku, 10, 8, 2, 0);
         assertEquals("8", hot(sku).get("available"), "the repeat's unit is back in Redis");
-        assertTrue(redis.value(String.class).get(RedisKeys.idempotency(sku, key)).startsWith(first.orderId() + " "),
-                "the key answers the first order");
+        assertTrue(redis.value(String.class).get(RedisKeys.idempotency(sku, "u", key))
+                .startsWith(first.orderId() + " "), "the key answers the first order");
         assertFalse(redis.hash(String.class).hexists(RedisKeys.held(sku), again.orderId()), "the repeat is not held");
         awaitRedisAgrees(sku);
     }
