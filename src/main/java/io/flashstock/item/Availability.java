@@ -1,16 +1,14 @@
 package io.flashstock.item;
 
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.redis.RedisKeys;
+import io.flashstock.support.KeyFilter;
 import io.flashstock.support.TrackedItems;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -42,14 +40,15 @@ public class Availability {
     private static final Logger LOG = Logger.getLogger(Availability.class);
     /**
      * Entries kept at most; past it the map is emptied. Only items that exist get an entry (made-up skus go to the
-     * bounded {@link #unknown} cache), so this is a last guard, not the bound a storm runs into.
+     * bounded {@link UnknownSkus}), so this is a last guard, not the bound a storm runs into.
      */
     static final int MAX_ENTRIES = 100_000;
-    /** Made-up skus remembered at most (about 100 bytes each); past it Caffeine evicts the least useful. */
-    static final int MAX_UNKNOWN = 10_000;
 
-    /** What is known of one item: the level (null: forgotten), the change number below which nothing is taken. */
-    private record Entry(StockLevel level, long floor, long loadedAt) {
+    /**
+     * What is known of one item: the level (null: forgotten), the change number below which nothing is taken, and
+     * (only for a level too low for the largest purchase) the keys of its successful purchases, null when not loaded.
+     */
+    private record Entry(StockLevel level, long floor, long loadedAt, KeyFilter keys) {
     }
 
     private final StockMirror mirror;
@@ -58,17 +57,9 @@ public class Availability {
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
     private final Map<String, CompletableFuture<StockLevel>> loading = new ConcurrentHashMap<>();
     private final Counter fromMemory;
-    /**
-     * Skus found not to be items, answered 404 from memory for {@code flashstock.availability.unknown-sku-ttl}: a
-     * storm of made-up skus costs one look-up per sku and TTL, and nothing else.
-     */
-    private final Cache<String, Boolean> unknown;
-    /**
-     * When each sku was last created or changed (System.nanoTime), so that a "not found" answered from before it is
-     * not remembered. Bounded like {@link #unknown}, and kept as long.
-     */
-    private final Cache<String, Long> changedAt;
-    private final Counter notFoundFromMemory;
+    private final UnknownSkus unknown;
+    /** A level below this may refuse some purchase: its keys are loaded so keyed purchases can be refused too. */
+    private final int maxQuantity;
 
     Availability(StockMirror mirror, UnitsBackChannel unitsBack, FlashstockConfig config, MeterRegistry registry) {
         this.mirror = mirror;
@@ -77,28 +68,23 @@ public class Availability {
         this.fromMemory = Counter.builder("flashstock.purchases.sold-out.from-memory")
                 .description("Purchases answered 409 sold-out from what the pod knew, without Redis or MySQL")
                 .register(registry);
-        Duration unknownTtl = config.availability().unknownSkuTtl();
-        this.unknown = Caffeine.newBuilder().maximumSize(MAX_UNKNOWN).expireAfterWrite(unknownTtl).build();
-        this.changedAt = Caffeine.newBuilder().maximumSize(MAX_UNKNOWN).expireAfterWrite(unknownTtl).build();
-        this.notFoundFromMemory = Counter.builder("flashstock.items.not-found.from-memory")
-                .description("Requests answered 404 item-not-found from the pod's memory of made-up skus")
-                .register(registry);
+        this.unknown = new UnknownSkus(config.availability().unknownSkuTtl(), registry);
+        this.maxQuantity = config.maxQuantityPerRequest();
         TrackedItems.register(registry, "availability", "any", entries, Map::size);
-        TrackedItems.register(registry, "unknown-skus", "any", unknown, Cache::estimatedSize);
     }
 
     void onStart(@Observes StartupEvent event) {
         unitsBack.start(new UnitsBackChannel.Listener() {
             @Override
             public void unitsBack(String sku, long version) {
-                exists(sku);
+                unknown.exists(sku);
                 forget(sku, version);
             }
 
             @Override
             public void forgetAll() {
                 entries.clear();
-                unknown.invalidateAll();
+                unknown.clear();
             }
 
             @Override
@@ -107,8 +93,8 @@ public class Availability {
                 // one that was missed: none of them is answered from again. The floors stay: they only ever refuse
                 // older answers.
                 entries.replaceAll((sku, entry) -> entry.level() == null ? entry
-                        : new Entry(null, entry.floor(), entry.loadedAt()));
-                unknown.invalidateAll(); // an item created meanwhile was announced to no one here
+                        : new Entry(null, entry.floor(), entry.loadedAt(), null));
+                unknown.clear(); // an item created meanwhile was announced to no one here
             }
         });
     }
@@ -143,7 +129,8 @@ public class Availability {
         entries.compute(sku, (k, old) -> {
             long floor = old == null ? version : Math.max(old.floor(), version);
             boolean keep = old != null && old.level() != null && old.level().version() >= version;
-            return new Entry(keep ? old.level() : null, floor, keep ? old.loadedAt() : System.nanoTime());
+            return keep ? new Entry(old.level(), floor, old.loadedAt(), old.keys())
+                    : new Entry(null, floor, System.nanoTime(), null);
         });
     }
 
@@ -152,11 +139,7 @@ public class Availability {
      * the subscription up (creations are announced over it). Any thread may ask: nothing blocks.
      */
     public boolean knownMissing(String sku) {
-        if (!listening() || unknown.getIfPresent(sku) == null) {
-            return false;
-        }
-        notFoundFromMemory.increment();
-        return true;
+        return listening() && unknown.knownMissing(sku);
     }
 
     /**
@@ -164,10 +147,7 @@ public class Availability {
      * was created (or changed) since it began.
      */
     public void notFound(String sku, long askedAt) {
-        Long changed = changedAt.getIfPresent(sku);
-        if (changed == null || changed - askedAt < 0) {
-            unknown.put(sku, Boolean.TRUE);
-        }
+        unknown.notFound(sku, askedAt);
     }
 
     /**
@@ -175,13 +155,8 @@ public class Availability {
      * reaches it ({@link UnitsBackChannel}). Never throws nor waits for Redis.
      */
     public void created(String sku, long version) {
-        exists(sku);
+        unknown.exists(sku);
         unitsBack.announce(sku, version);
-    }
-
-    private void exists(String sku) {
-        changedAt.put(sku, System.nanoTime());
-        unknown.invalidate(sku);
     }
 
     /**
@@ -189,6 +164,16 @@ public class Availability {
      * outdated by a units-back message, and the subscription up. False means: ask the strategy.
      */
     public boolean soldOut(String sku, int quantity) {
+        return soldOut(sku, quantity, null, null);
+    }
+
+    /**
+     * {@link #soldOut(String, int)} for a purchase with the Idempotency-Key {@code key} of {@code userId} (null: none):
+     * with a key, only if the item's successful keys were loaded after its level and certainly do not hold this one,
+     * so the purchase cannot be the retry of an earlier 201. No successful purchase can happen after that level
+     * without units coming back first, which drops the level and its keys (the units-back message).
+     */
+    public boolean soldOut(String sku, int quantity, String userId, String key) {
         if (!listening()) {
             return false;
         }
@@ -197,16 +182,20 @@ public class Availability {
                 || entry.level().available() >= quantity || System.nanoTime() - entry.loadedAt() > ttlNanos) {
             return false;
         }
+        if (key != null && (entry.keys() == null || entry.keys().mayContain(KeyFilter.entry(userId, key)))) {
+            return false;
+        }
         fromMemory.increment();
         return true;
     }
 
     /** The strategy answered for the item: {@code available} units at change number {@code version}. */
     public void observed(String sku, int available, long version) {
-        remember(sku, new StockLevel(available, version));
+        remember(sku, new StockLevel(available, version), null);
     }
 
-    private void remember(String sku, StockLevel level) {
+    /** {@code keys}: those loaded after {@code level}, or null (then those of the same level are kept, if any). */
+    private void remember(String sku, StockLevel level, KeyFilter keys) {
         if (entries.size() >= MAX_ENTRIES && !entries.containsKey(sku)) {
             entries.clear();
         }
@@ -215,8 +204,10 @@ public class Availability {
                     || old.level() != null && old.level().version() > level.version())) {
                 return old; // an answer from before units came back, or older than what is known
             }
+            KeyFilter sameLevelKeys = keys != null ? keys
+                    : old != null && old.level() != null && old.level().version() == level.version() ? old.keys() : null;
             return new Entry(level, old == null ? level.version() : Math.max(old.floor(), level.version()),
-                    System.nanoTime());
+                    System.nanoTime(), sameLevelKeys);
         });
     }
 
@@ -231,11 +222,12 @@ public class Availability {
     }
 
     /**
-     * A purchase was refused sold-out: loads the item's level unless one within the TTL is known, so that the next
-     * refusals come from memory. Never throws.
+     * A purchase was refused sold-out: loads the item's level unless one within the TTL is known (and, for a purchase
+     * with a key, {@code keyed}, the keys that let the next keyed ones be refused too), so that the next refusals come
+     * from memory. Never throws.
      */
-    public void learn(String sku) {
-        if (!needsLoad(sku)) {
+    public void learn(String sku, boolean keyed) {
+        if (!needsLoad(sku, keyed)) {
             return;
         }
         try {
@@ -246,17 +238,38 @@ public class Availability {
     }
 
     /** {@link #learn} for a caller that must not block (the event loop): a load, when needed, runs on a worker. */
-    public void learnSoon(String sku) {
-        if (needsLoad(sku)) {
-            Infrastructure.getDefaultWorkerPool().execute(() -> learn(sku));
+    public void learnSoon(String sku, boolean keyed) {
+        if (needsLoad(sku, keyed)) {
+            Infrastructure.getDefaultWorkerPool().execute(() -> learn(sku, keyed));
         }
     }
 
-    /** Whether learning the item needs a load: listening, and no level of it within the TTL. */
-    private boolean needsLoad(String sku) {
+    /** Whether learning the item needs a load: listening, and no level of it within the TTL (or, keyed, no keys). */
+    private boolean needsLoad(String sku, boolean keyed) {
         Entry entry = entries.get(sku);
         return listening() && (entry == null || entry.level() == null
-                || System.nanoTime() - entry.loadedAt() > ttlNanos);
+                || System.nanoTime() - entry.loadedAt() > ttlNanos || keyed && entry.keys() == null);
+    }
+
+    /**
+     * The keys of the item's successful purchases when {@code level} is too low for the largest purchase (those
+     * already held for this very level, else loaded now, after it); null otherwise, or when they cannot be had.
+     */
+    private KeyFilter keysFor(String sku, StockLevel level) {
+        if (!StockLevel.ON_SALE.equals(level.state()) || level.available() >= maxQuantity) {
+            return null;
+        }
+        Entry known = entries.get(sku);
+        if (known != null && known.keys() != null && known.level() != null
+                && known.level().version() == level.version()) {
+            return known.keys();
+        }
+        try {
+            return mirror.keysOf(sku);
+        } catch (RuntimeException e) {
+            LOG.debugf("Could not load the keys of %s: %s", sku, e.toString());
+            return null;
+        }
     }
 
     /** The item's availability, loaded at most once per TTL in this pod (concurrent readers share one load). */
@@ -292,7 +305,7 @@ public class Availability {
             if (level == StockLevel.NONE) {
                 notFound(sku, askedAt);
             } else {
-                remember(sku, level);
+                remember(sku, level, keysFor(sku, level));
             }
             mine.complete(level);
             return level;

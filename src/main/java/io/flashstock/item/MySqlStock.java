@@ -3,6 +3,7 @@ package io.flashstock.item;
 import java.time.Instant;
 import java.util.List;
 
+import io.flashstock.support.KeyFilter;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Typed;
@@ -50,6 +51,13 @@ public class MySqlStock implements StockMirror {
             return new StockLevel(item.available, item.version,
                     window.bounded() ? window.state(Item.databaseNow()) : window.state(Instant.EPOCH));
         });
+    }
+
+    /** Every successful purchase is in MySQL with its key. */
+    @Override
+    public KeyFilter keysOf(String sku) {
+        List<String> stored = StoredKeys.of(sku);
+        return stored == null ? null : KeyFilter.of(stored);
     }
 
     @Override

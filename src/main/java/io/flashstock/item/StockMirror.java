@@ -3,6 +3,8 @@ package io.flashstock.item;
 import java.time.Instant;
 import java.util.List;
 
+import io.flashstock.support.KeyFilter;
+
 /**
  * Where the items' counters live besides MySQL, chosen once at startup by the configured strategy: the Redis hot stock
  * of {@code redis-lua} (its own implementation), or nothing but MySQL ({@link MySqlStock}) for the others. Services
@@ -36,6 +38,14 @@ public interface StockMirror {
      * if the copy has none); {@link StockLevel#NONE} for an unknown item.
      */
     StockLevel level(String sku);
+
+    /**
+     * The Idempotency-Keys of the item's successful single purchases (each with its user), wherever the strategy holds
+     * them, read after the level that showed the item sold out: a purchase with a key the filter does not hold is not
+     * the retry of an earlier success, so it may be refused from memory. {@code null} when the item has too many keys
+     * to hold ({@link StoredKeys#MAX}). Blocks.
+     */
+    KeyFilter keysOf(String sku);
 
     /**
      * The item as MySQL stored it, with the copy's counters when the copy holds the item: those count every

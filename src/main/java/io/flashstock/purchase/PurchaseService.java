@@ -61,9 +61,11 @@ public class PurchaseService {
      * event loop, before it hands the purchase to a worker): a quantity over the bound (400), a sku this pod found
      * missing a moment ago (404, {@link Availability#knownMissing}), and an item this pod knows has too few units (409
      * {@code sold-out}); the last two counted in {@code flashstock.purchases} like any other answer.
-     * With an Idempotency-Key the strategy answers a sold-out: the request may be the retry of a 201.
+     * With an Idempotency-Key, a sold-out is answered from memory only when the item's successful keys, loaded after
+     * its level, certainly do not hold the user's key ({@link Availability#soldOut(String, int, String, String)}):
+     * otherwise the request may be the retry of a 201, and the strategy answers it.
      */
-    public void refuseFromMemory(String sku, int quantity, String idempotencyKey) {
+    public void refuseFromMemory(String sku, String userId, int quantity, String idempotencyKey) {
         if (quantity > maxQuantity) {
             throw FlashstockException.invalid("quantity: must be at most " + maxQuantity + " per purchase");
         }
@@ -73,7 +75,7 @@ public class PurchaseService {
                     TimeUnit.NANOSECONDS);
             throw FlashstockException.itemNotFound(sku);
         }
-        if (idempotencyKey == null && availability.soldOut(sku, quantity)) {
+        if (availability.soldOut(sku, quantity, userId, idempotencyKey)) {
             purchaseTimers.get(ProblemCode.SOLD_OUT.code()).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             throw FlashstockException.soldOut(sku, quantity);
         }
@@ -87,7 +89,7 @@ public class PurchaseService {
      */
     public Uni<PurchaseOutcome> purchase(String sku, String userId, int quantity, String idempotencyKey,
             String clientAddress) {
-        refuseFromMemory(sku, quantity, idempotencyKey);
+        refuseFromMemory(sku, userId, quantity, idempotencyKey);
         String fingerprint = idempotencyKey == null ? null : fingerprint(userId, quantity);
         PurchaseCommand command = new PurchaseCommand(sku, userId, quantity, idempotencyKey, fingerprint);
         long start = System.nanoTime();
@@ -98,7 +100,8 @@ public class PurchaseService {
                             : failure instanceof FlashstockException e ? e.code().code() : "error";
                     purchaseTimers.get(outcome).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
                     if (failure instanceof FlashstockException e && e.code() == ProblemCode.SOLD_OUT) {
-                        availability.learnSoon(sku); // the next refusals of this item come from memory
+                        // the next refusals of this item come from memory, keyed ones too
+                        availability.learnSoon(sku, idempotencyKey != null);
                     } else if (failure instanceof FlashstockException e && e.code() == ProblemCode.ITEM_NOT_FOUND) {
                         availability.notFound(sku, start); // and of this made-up sku
                     }
@@ -145,7 +148,7 @@ public class PurchaseService {
         } catch (FlashstockException e) {
             outcome = e.code().code();
             if (e.code() == ProblemCode.SOLD_OUT && e.sku() != null) {
-                availability.learn(e.sku());
+                availability.learn(e.sku(), false);
             } else if (e.code() == ProblemCode.ITEM_NOT_FOUND && e.sku() != null) {
                 availability.notFound(e.sku(), start);
             }

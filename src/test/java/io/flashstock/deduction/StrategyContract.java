@@ -118,6 +118,34 @@ public abstract class StrategyContract extends CartContract {
         buy(sku, "ghost-buyer", 1);
     }
 
+    /**
+     * A sold-out item refuses keyed purchases from the pod's memory once it has loaded the item's successful keys,
+     * never the retry of a key that succeeded: that one is still answered with its order.
+     */
+    @Test
+    void keyedPurchasesOfASoldOutItemAreRefusedFromMemoryButNeverASuccessfulKey() {
+        String sku = newSku("keyed-soldout");
+        createItem(sku, 2, 0);
+        String key = "won-" + UUID.randomUUID();
+        String orderId = purchase(sku, "winner", 2, key).then().statusCode(201).extract().path("orderId");
+        double before = InProcess.counter("flashstock.purchases.sold-out.from-memory");
+        boolean fromMemory = !InProcess.running();
+        for (int i = 0; i < 50 && !fromMemory; i++) { // the first refusals teach the pod the level and the keys
+            purchase(sku, "late-" + i, 1, "late-key-" + UUID.randomUUID()).then().statusCode(409)
+                    .body("type", endsWith("sold-out"));
+            fromMemory = InProcess.counter("flashstock.purchases.sold-out.from-memory") > before;
+            if (!fromMemory) {
+                Pause.sleep(20);
+            }
+        }
+        assertTrue(fromMemory, "keyed sold-out purchases answered from memory");
+        for (int i = 0; i < 3; i++) {
+            purchase(sku, "winner", 2, key).then().statusCode(201).header("Idempotent-Replayed", "true")
+                    .body("orderId", equalTo(orderId));
+        }
+        assertEquals(1, Db.orderCount(sku));
+    }
+
     // ---- per-user limit -------------------------------------------------------------------------------------------
 
     @Test

@@ -39,6 +39,15 @@ public final class InProcess {
         return tracked;
     }
 
+    /** The count of the counter {@code name} (its first series), or -1 when the service runs elsewhere. */
+    public static double counter(String name) {
+        if (!running()) {
+            return -1;
+        }
+        var counter = Arc.container().instance(MeterRegistry.class).get().find(name).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
     /** The keys matching {@code pattern} in the service's Redis database (SCAN, never KEYS). */
     public static List<String> redisKeys(String pattern) {
         List<String> keys = new ArrayList<>();

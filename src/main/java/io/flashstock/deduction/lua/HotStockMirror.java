@@ -16,8 +16,10 @@ import io.flashstock.item.ItemView;
 import io.flashstock.item.StockEvent;
 import io.flashstock.item.StockLevel;
 import io.flashstock.item.StockMirror;
+import io.flashstock.item.StoredKeys;
 import io.flashstock.item.UnitsBackChannel;
 import io.flashstock.redis.RedisKeys;
+import io.flashstock.support.KeyFilter;
 import io.flashstock.support.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.redis.datasource.RedisDataSource;
@@ -54,10 +56,13 @@ public class HotStockMirror implements StockMirror {
     private final ActiveItems items;
     private final UnitsBackChannel unitsBack;
     private final FlashstockConfig.Lua settings;
+    private final PendingStream stream;
 
     HotStockMirror(RedisDataSource redis, HotStockScripts scripts, HotStock hotStock, HotStockWarmer warmer,
-            OrderRelay relay, ActiveItems items, UnitsBackChannel unitsBack, FlashstockConfig config) {
+            OrderRelay relay, ActiveItems items, UnitsBackChannel unitsBack, PendingStream stream,
+            FlashstockConfig config) {
         this.redis = redis;
+        this.stream = stream;
         this.scripts = scripts;
         this.hotStock = hotStock;
         this.warmer = warmer;
@@ -199,6 +204,21 @@ public class HotStockMirror implements StockMirror {
     private Instant redisNow() {
         io.vertx.mutiny.redis.client.Response time = redis.execute("TIME");
         return Instant.ofEpochSecond(time.get(0).toLong(), time.get(1).toLong() * 1000);
+    }
+
+    /**
+     * The keys of entries still in the item's stream, then those in MySQL: read in that order, an order the relay moves
+     * meanwhile is in MySQL by the time MySQL is read (it leaves the stream only after its commit), so none is missed.
+     */
+    @Override
+    public KeyFilter keysOf(String sku) {
+        List<String> keys = new ArrayList<>(stream.pendingKeys(sku));
+        List<String> stored = StoredKeys.of(sku);
+        if (stored == null) {
+            return null;
+        }
+        keys.addAll(stored);
+        return KeyFilter.of(keys);
     }
 
     @Override

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.flashstock.redis.RedisKeys;
+import io.flashstock.support.KeyFilter;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.vertx.mutiny.redis.client.Response;
 import io.vertx.redis.client.ResponseType;
@@ -71,6 +72,21 @@ public class PendingStream {
     /** Whether the item holds {@code orderId} as a RESERVED order (acknowledged, maybe not in MySQL yet). */
     public boolean holds(String sku, String orderId) {
         return redis.hash(String.class).hexists(RedisKeys.held(sku), orderId);
+    }
+
+    /**
+     * The Idempotency-Keys (with their users) of the item's entries not yet in MySQL, as {@link KeyFilter#entry}s: one
+     * XRANGE over the stream, which write-behind bounds by {@code flashstock.lua.max-pending}.
+     */
+    public List<String> pendingKeys(String sku) {
+        Response entries = redis.execute("XRANGE", RedisKeys.orders(sku), "-", "+");
+        List<String> keys = new ArrayList<>();
+        for (PendingOrder order : entries(sku, entries)) {
+            if (order.idempotencyKey() != null) {
+                keys.add(KeyFilter.entry(order.userId(), order.idempotencyKey()));
+            }
+        }
+        return keys;
     }
 
     /** Entries nobody has read yet, now held by {@code consumer}. */
