@@ -18,28 +18,32 @@ import java.util.stream.IntStream;
  * {@code openssl genpkey} writes it): the claims and signature of {@code mint_token} in bench/lib/service.sh, made
  * in one JVM on every core, because an {@code openssl} process per token would take minutes for 20,000.
  *
- * <p>Usage: {@code java MintTokens PRIVATE_KEY_PEM ISSUER PREFIX COUNT OUT_FILE}. Writes one line per token,
- * "{@code <sub> <token>}", in subject order.
+ * <p>Usage: {@code java MintTokens PRIVATE_KEY_PEM ISSUER PREFIX COUNT OUT_FILE [AUDIENCE [LIFETIME_SECONDS]]}.
+ * Writes one line per token, "{@code <sub> <token>}", in subject order. AUDIENCE (default flashstock) and
+ * LIFETIME_SECONDS ({@code exp - iat}, default 86400) make the tokens bench/abuse.sh expects to be refused.
  */
 public final class MintTokens {
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 5) {
-            System.err.println("usage: java MintTokens PRIVATE_KEY_PEM ISSUER PREFIX COUNT OUT_FILE");
+        if (args.length < 5 || args.length > 7) {
+            System.err.println("usage: java MintTokens PRIVATE_KEY_PEM ISSUER PREFIX COUNT OUT_FILE"
+                    + " [AUDIENCE [LIFETIME_SECONDS]]");
             System.exit(2);
         }
         PrivateKey key = privateKey(Path.of(args[0]));
         String issuer = args[1];
         String prefix = args[2];
         int count = Integer.parseInt(args[3]);
+        String audience = args.length > 5 ? args[5] : "flashstock";
+        long lifetime = args.length > 6 ? Long.parseLong(args[6]) : 86400;
         long now = System.currentTimeMillis() / 1000;
         String header = b64("{\"alg\":\"RS256\",\"typ\":\"JWT\"}".getBytes(StandardCharsets.UTF_8));
         String[] lines = new String[count];
         IntStream.range(0, count).parallel().forEach(i -> {
             String sub = prefix + "-" + (i + 1);
             String claims = b64(String.format(
-                    "{\"iss\":\"%s\",\"aud\":\"flashstock\",\"sub\":\"%s\",\"groups\":[\"buyer\"],\"iat\":%d,\"exp\":%d}",
-                    issuer, sub, now, now + 86400).getBytes(StandardCharsets.UTF_8));
+                    "{\"iss\":\"%s\",\"aud\":\"%s\",\"sub\":\"%s\",\"groups\":[\"buyer\"],\"iat\":%d,\"exp\":%d}",
+                    issuer, audience, sub, now, now + lifetime).getBytes(StandardCharsets.UTF_8));
             String signed = header + "." + claims;
             lines[i] = sub + " " + signed + "." + b64(sign(key, signed));
         });
