@@ -1,13 +1,16 @@
 package io.flashstock.item;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
 import io.flashstock.redis.RedisKeys;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.RedisDataSource;
-import io.quarkus.redis.datasource.pubsub.PubSubCommands;
+import io.quarkus.redis.datasource.pubsub.ReactivePubSubCommands;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -53,7 +56,9 @@ public class UnitsBackChannel {
     /** Announces units back without waiting for Redis: a hung Redis must not slow a cancel or a restock. */
     private final ReactiveRedisDataSource announcer;
     private volatile Listener listener = NOBODY;
-    private volatile PubSubCommands.RedisSubscriber subscriber;
+    private volatile ReactivePubSubCommands.ReactiveRedisSubscriber subscriber;
+    /** How long a SUBSCRIBE (or UNSUBSCRIBE) is waited for: the Redis client's timeout. */
+    private final Duration timeout;
     private volatile boolean listening;
     /** Which subscription is current: the end of one given up on already does not stop its successor. */
     private volatile int subscription;
@@ -65,9 +70,11 @@ public class UnitsBackChannel {
     /** The heartbeat sent and not heard back yet (its {@code nanoTime}); 0: none outstanding. */
     private volatile long heartbeat;
 
-    UnitsBackChannel(RedisDataSource redis, ReactiveRedisDataSource announcer) {
+    UnitsBackChannel(RedisDataSource redis, ReactiveRedisDataSource announcer,
+            @ConfigProperty(name = "quarkus.redis.timeout") Duration timeout) {
         this.redis = redis;
         this.announcer = announcer;
+        this.timeout = timeout;
     }
 
     /** Subscribes, telling {@code listener} from now on everything this channel hears. */
@@ -77,10 +84,10 @@ public class UnitsBackChannel {
     }
 
     void stop() {
-        PubSubCommands.RedisSubscriber current = subscriber;
+        ReactivePubSubCommands.ReactiveRedisSubscriber current = subscriber;
         if (current != null) {
             try {
-                current.unsubscribe();
+                current.unsubscribe().await().atMost(timeout);
             } catch (RuntimeException e) {
                 LOG.debugf("Unsubscribing: %s", e.toString());
             }
@@ -110,13 +117,22 @@ public class UnitsBackChannel {
             return;
         }
         int current = ++subscription;
+        Uni<ReactivePubSubCommands.ReactiveRedisSubscriber> subscribing = announcer.pubsub(String.class)
+                .subscribe(List.of(RedisKeys.unitsBackChannel(), heartbeatChannel), this::onMessage,
+                        () -> stopped(current), error -> stopped(current))
+                .memoize().indefinitely();
         try {
-            subscriber = redis.pubsub(String.class).subscribe(List.of(RedisKeys.unitsBackChannel(), heartbeatChannel),
-                    this::onMessage, () -> stopped(current), error -> stopped(current));
+            subscriber = subscribing.await().atMost(timeout);
             heartbeat = 0;
             listening = true;
             listener.subscribed();
         } catch (RuntimeException e) {
+            // A SUBSCRIBE answered after it was given up on (a busy Redis or pod) would leave a subscription that no
+            // one owns, on a connection never closed: a second listener of every message, for good. End it as soon
+            // as it comes.
+            subscribing.subscribe().with(late -> late.unsubscribe().subscribe().with(done -> {
+            }, failure -> LOG.debugf("Ending a late subscription: %s", failure.toString())), failure -> {
+            });
             LOG.warnf("Cannot subscribe to %s (sold-out is not answered from memory until then): %s",
                     RedisKeys.unitsBackChannel(), e.toString());
         }
@@ -136,13 +152,13 @@ public class UnitsBackChannel {
 
     /** Gives up on the current subscription (its end, whenever it comes, changes nothing); everything is forgotten. */
     private synchronized void replaceSubscription() {
-        PubSubCommands.RedisSubscriber old = subscriber;
+        ReactivePubSubCommands.ReactiveRedisSubscriber old = subscriber;
         subscription++;
         listening = false;
         listener.forgetAll();
         if (old != null) {
             try {
-                old.unsubscribe();
+                old.unsubscribe().await().atMost(timeout);
             } catch (RuntimeException e) {
                 LOG.debugf("Unsubscribing the subscription given up on: %s", e.toString());
             }
@@ -166,7 +182,7 @@ public class UnitsBackChannel {
     }
 
     /** The current subscription (tests). */
-    PubSubCommands.RedisSubscriber subscriber() {
+    ReactivePubSubCommands.ReactiveRedisSubscriber subscriber() {
         return subscriber;
     }
 

@@ -125,7 +125,7 @@ class AvailabilityRedisFaultsTest {
         String heartbeats = unitsBack.heartbeatChannel();
         assertEquals(1, subscribers(heartbeats));
 
-        unitsBack.subscriber().unsubscribe(heartbeats);
+        unitsBack.subscriber().unsubscribe(heartbeats).await().indefinitely();
         assertTrue(Pause.until(() -> subscribers(heartbeats) == 0, 5_000), "the subscription no longer hears its "
                 + "heartbeat");
         availability.upkeep(); // a heartbeat goes out, and is not heard
