@@ -12,7 +12,10 @@ import io.flashstock.support.KeyFilter;
  *
  * <p>Protocol: inside the transaction that changes counters, {@link #record} stores a {@link StockEvent} when there is a
  * copy to keep in step; after the commit, {@link #apply} mirrors and deletes those events. A pod that crashes in
- * between leaves the rows behind, and the mirror's sweeper applies them. Applying is idempotent.
+ * between leaves the rows behind, and the mirror's sweeper applies them. Applying is idempotent. The one change that
+ * cannot wait for the commit is a stock set that lowers the stock: the copy decides purchases on counters of its own,
+ * so {@link #take} checks and takes the units there inside the transaction, and {@link #untake} gives them back if it
+ * does not commit ({@code ItemService.setStock}).
  */
 public interface StockMirror {
 
