@@ -27,7 +27,8 @@
 -- judged by Redis's clock, one for all pods. A bound is never written as 0 (see SaleFields.java); a negative one (an
 -- end before 1970 mirrored by an older pod) is a bound in the past: an end there has passed.
 -- Returns {'OK', streamEntryId, epoch, available, seq, expiresAt} | {'REPLAY', orderId, createdAt, expiresAt} | {'KEY_REUSED'}
---       | {'PAUSED'} | {'NOT_STARTED', ms to the start} | {'ENDED'}
+--       | {'RETIRED'} (field 'retired' is '1': the item sells no more) | {'PAUSED'} | {'NOT_STARTED', ms to the start}
+--       | {'ENDED'}
 --       | {'SOLD_OUT', available, seq} | {'LIMIT', limit} | {'BUSY'} (the stream is full: the relays lag behind)
 --       | {'COLD'} (no stock hash: never warmed, or Redis lost it) | {'STALE'} | {'VOID'}
 -- (available, seq) after the call let the pod answer sold-out from memory until a units-back message with a newer seq.
@@ -65,9 +66,12 @@ if fingerprint ~= '' then
 end
 local quantity = tonumber(ARGV[3])
 local counters = redis.call('HMGET', KEYS[1], 'available', 'limit', 'epoch', 'gen', 'seq', 'paused', 'starts', 'ends',
-  'ttl')
+  'ttl', 'retired')
 if counters[4] ~= ARGV[12] then
   return {'STALE'}
+end
+if counters[10] == '1' then
+  return {'RETIRED'}
 end
 if counters[6] == '1' then
   return {'PAUSED'}

@@ -1,4 +1,7 @@
--- redis-lua: mirror a restock (already committed in MySQL) in the hot stock, exactly once per restock event.
+-- redis-lua: mirror a restock (already committed in MySQL) in the hot stock, exactly once per restock event; a stock
+-- set is mirrored here too, as a restock of ARGV[1] = new stock - old stock (negative for a lowering, whose units
+-- set_stock.lua took before the commit: its marker is set, so nothing is taken twice; the 'taking' mark it left is
+-- cleared here).
 -- KEYS[1] stock hash   KEYS[2] fs:{sku}:event:<eventId> marker (expires after ARGV[3] s)
 -- ARGV[1] quantity   ARGV[2] eventId   ARGV[3] marker TTL (s)   ARGV[4] the item's MySQL version after the restock
 -- ARGV[5] the units-back channel (see transition.lua)   ARGV[6] the pod's hot-stock generation (see transition.lua)
@@ -6,6 +9,10 @@
 -- (its 'wver' is not older); -1 when the item is cold: keep the event, it is applied after warm-up.
 if redis.call('HGET', KEYS[1], 'gen') ~= ARGV[6] then
   return -1
+end
+local taking = redis.call('HGET', KEYS[1], 'taking')
+if taking and string.sub(taking, 1, string.len(ARGV[2]) + 1) == ARGV[2] .. ' ' then
+  redis.call('HDEL', KEYS[1], 'taking')
 end
 if tonumber(ARGV[4]) <= tonumber(redis.call('HGET', KEYS[1], 'wver') or '0') then
   return 0

@@ -9,6 +9,7 @@
 -- ARGV[11] paused ('1' or '0')
 --         (the window as of ARGV[6]: 'salever'; lua/sale.lua applies newer ones)
 -- ARGV[12] the item's reservation TTL in seconds ('ttl', 0: the service's default; fixed when the item is created)
+-- ARGV[13] retired ('1' or '0'; absent: '0'): the item sells no more (purchase.lua; lua/sale.lua applies newer ones)
 -- 'seq' starts at Redis's clock in microseconds, so that it only grows, across rebuilds too (pods cache by it).
 -- The new hot stock gets a fresh 'epoch' (Redis's clock): orders acknowledged under another epoch and committed
 -- after the snapshot are taken in when their commit settles, or here from the late hash if that came first.
@@ -38,6 +39,7 @@ redis.call('DEL', KEYS[4])
 local seq = now[1] .. string.format('%06d', tonumber(now[2]))
 redis.call('HSET', KEYS[1], 'stock', ARGV[1], 'available', available, 'reserved', reserved, 'sold', ARGV[4],
   'limit', ARGV[5], 'wver', ARGV[6], 'seq', seq, 'epoch', now[1] .. '.' .. now[2], 'gen', ARGV[7],
-  'starts', ARGV[9], 'ends', ARGV[10], 'paused', ARGV[11], 'salever', ARGV[6], 'ttl', ARGV[12])
+  'starts', ARGV[9], 'ends', ARGV[10], 'paused', ARGV[11], 'salever', ARGV[6], 'ttl', ARGV[12],
+  'retired', ARGV[13] or '0')
 redis.call('PUBLISH', ARGV[8], KEYS[1] .. ' ' .. seq)
 return 1

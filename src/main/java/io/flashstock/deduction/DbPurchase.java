@@ -164,8 +164,14 @@ public final class DbPurchase {
         checkLimit(item, command, unitsHeld);
     }
 
-    /** Refuses the purchase outside the item's sale window, judged by MySQL's clock (asked only when bounded). */
+    /**
+     * Refuses the purchase of a retired item (409 item-retired), and outside the item's sale window, judged by MySQL's
+     * clock (asked only when bounded).
+     */
     public static void checkWindow(Item item) {
+        if (item.retired) {
+            throw FlashstockException.itemRetired(item.sku);
+        }
         SaleWindow window = item.saleWindow();
         if (window.paused() || window.bounded()) {
             window.check(item.sku, window.bounded() ? Item.databaseNow() : Instant.EPOCH);

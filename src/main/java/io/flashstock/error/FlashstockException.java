@@ -102,6 +102,30 @@ public class FlashstockException extends RuntimeException {
         return new FlashstockException(ProblemCode.SALE_PAUSED, "The sale of item '" + sku + "' is paused.");
     }
 
+    /** An item whose sale ended for good ({@code POST /items/{sku}/retire}). */
+    public static FlashstockException itemRetired(String sku) {
+        return new FlashstockException(ProblemCode.ITEM_RETIRED, "Item '" + sku + "' is retired and sells no more.");
+    }
+
+    /** A change of the item that needs If-Match came without it. */
+    public static FlashstockException preconditionRequired(String sku) {
+        return new FlashstockException(ProblemCode.PRECONDITION_REQUIRED, "Changing item '" + sku
+                + "' needs the header If-Match with its ETag (GET /items/" + sku + ").");
+    }
+
+    /** If-Match named another version than the item's {@code current} one. */
+    public static FlashstockException versionMismatch(String sku, long current) {
+        return new FlashstockException(ProblemCode.VERSION_MISMATCH, "Item '" + sku + "' is at version " + current
+                + ", not the one in If-Match; nothing was changed. Read it again and decide anew.");
+    }
+
+    /** A stock set to {@code stock}, below the {@code committed} units of RESERVED and CONFIRMED orders. */
+    public static FlashstockException stockBelowCommitted(String sku, int stock, long committed) {
+        return new FlashstockException(ProblemCode.STOCK_BELOW_COMMITTED, "Item '" + sku + "' cannot have a stock of "
+                + stock + ": " + (committed < 0 ? "more units than that" : committed + " unit(s)")
+                + " are reserved or sold; nothing was changed.");
+    }
+
     public static FlashstockException keyReused() {
         return new FlashstockException(ProblemCode.IDEMPOTENCY_KEY_REUSED,
                 "This Idempotency-Key was already used with a different request.");

@@ -24,9 +24,17 @@ public enum ProblemCode {
     SALE_ENDED("sale-ended", 409, "Sale ended"),
     SALE_PAUSED("sale-paused", 409, "Sale paused"),
     REQUEST_IN_PROGRESS("request-in-progress", 409, "Request in progress"),
+    /** A stock set below the units held by RESERVED and CONFIRMED orders (reserved + sold); nothing changed. */
+    STOCK_BELOW_COMMITTED("stock-below-committed", 409, "Stock below committed units"),
+    /** The item was retired: it sells no more (its reservations still confirm, cancel and expire). */
+    ITEM_RETIRED("item-retired", 409, "Item retired"),
+    /** An If-Match naming a version of the item that is not its current one; nothing changed. */
+    VERSION_MISMATCH("version-mismatch", 412, "Version mismatch"),
     PAYLOAD_TOO_LARGE("payload-too-large", 413, "Payload too large"),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),
     IDEMPOTENCY_KEY_REUSED("idempotency-key-reused", 422, "Idempotency key reused"),
+    /** A change that must name the version it is based on (If-Match) came without one; nothing changed. */
+    PRECONDITION_REQUIRED("precondition-required", 428, "Precondition required"),
     /** A buyer (or a client address) went over its rate limit; nothing was done. Sent with Retry-After. */
     TOO_MANY_REQUESTS("too-many-requests", 429, "Too many requests"),
     INTERNAL_ERROR("internal-error", 500, "Internal error"),

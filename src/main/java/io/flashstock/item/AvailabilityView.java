@@ -2,7 +2,7 @@ package io.flashstock.item;
 
 /**
  * {@code GET /items/{sku}/availability}: what a buyer's page polls. {@code state}: {@code on-sale}, {@code sold-out},
- * or the sale window's {@code not-started}, {@code ended}, {@code paused}.
+ * the sale window's {@code not-started}, {@code ended}, {@code paused}, or {@code retired} (the item sells no more).
  */
 public record AvailabilityView(String sku, int available, String state) {
 

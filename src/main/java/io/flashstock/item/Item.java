@@ -63,6 +63,10 @@ public class Item extends PanacheEntityBase {
     @Column(name = "paused", nullable = false)
     public boolean paused;
 
+    /** Retired: the item sells no more; its reservations still confirm, cancel and expire. */
+    @Column(name = "retired", nullable = false)
+    public boolean retired;
+
     /** Seconds a RESERVED order of this item holds its units; null: the service's default. */
     @Column(name = "reservation_ttl_seconds")
     public Integer reservationTtlSeconds;
@@ -93,6 +97,51 @@ public class Item extends PanacheEntityBase {
                 .and("ends", window.endsAt()).and("paused", window.paused()).and("now", now).and("sku", sku));
     }
 
+    /**
+     * {@link #setSaleWindow} only if the item is still at {@code version} (an If-Match read under
+     * {@link #lockForChange}). Rows changed: 0 when the version moved.
+     */
+    public static int setSaleWindow(String sku, SaleWindow window, long version, Instant now) {
+        return update("saleStartsAt = :starts, saleEndsAt = :ends, paused = :paused, version = version + 1,"
+                + " updatedAt = :now where sku = :sku and version = :version", Parameters.with("starts",
+                window.startsAt()).and("ends", window.endsAt()).and("paused", window.paused()).and("now", now)
+                .and("sku", sku).and("version", version));
+    }
+
+    /**
+     * Retires the item if it is still at {@code version}: it sells no more. Bumps the version, so that the hot stock's
+     * mirror applies it with the sale window ({@code lua/sale.lua}). Rows changed: 0 when the version moved.
+     */
+    public static int retire(String sku, long version, Instant now) {
+        return update("retired = true, version = version + 1, updatedAt = :now where sku = :sku and version = :version",
+                Parameters.with("now", now).and("sku", sku).and("version", version));
+    }
+
+    /** What a versioned change of an item checks, read under the row's lock. */
+    public record Locked(long version, int stock, int reserved, int sold) {
+
+        /** Units held by RESERVED and CONFIRMED orders, as MySQL has them. */
+        public long committed() {
+            return (long) reserved + sold;
+        }
+    }
+
+    /**
+     * Locks the item's row for the rest of the caller's transaction and reads what a versioned change checks, as last
+     * committed (a locking read, whatever the transaction's snapshot); null for an unknown item.
+     */
+    public static Locked lockForChange(String sku) {
+        java.util.List<?> rows = getEntityManager().createNativeQuery(
+                "SELECT version, stock, reserved, sold FROM item WHERE sku = ?1 FOR UPDATE")
+                .setParameter(1, sku).getResultList();
+        if (rows.isEmpty()) {
+            return null;
+        }
+        Object[] row = (Object[]) rows.get(0);
+        return new Locked(((Number) row[0]).longValue(), ((Number) row[1]).intValue(), ((Number) row[2]).intValue(),
+                ((Number) row[3]).intValue());
+    }
+
     /** MySQL's clock: the one every pod judges sale windows by (MySQL strategies). */
     public static Instant databaseNow() {
         // Epoch seconds with microseconds, whatever the session's time zone.
@@ -116,6 +165,17 @@ public class Item extends PanacheEntityBase {
         return changeCounters(sku, "stock = stock + :quantity, available = available + :quantity",
                 " and stock <= :ceiling", Parameters.with("quantity", quantity)
                         .and("ceiling", Integer.MAX_VALUE - quantity), now);
+    }
+
+    /**
+     * Sets the stock to {@code stock} (available = stock - reserved - sold), only if the item is still at
+     * {@code version} and its reserved + sold units fit: the conditional update that makes a stock set safe against
+     * concurrent purchases (they bump the version, or hold units the condition counts). Rows changed: 0 otherwise.
+     */
+    public static int setStock(String sku, int stock, long version, Instant now) {
+        return changeCounters(sku, "stock = :stock, available = :stock - reserved - sold",
+                " and version = :version and reserved + sold <= :stock",
+                Parameters.with("stock", stock).and("version", version), now);
     }
 
     /**

@@ -23,6 +23,7 @@ import jakarta.ws.rs.core.Request;
 import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
+import org.jboss.resteasy.reactive.RestResponse;
 
 @Path("/items")
 @Produces(MediaType.APPLICATION_JSON)
@@ -45,21 +46,60 @@ public class ItemResource {
         return Response.created(URI.create("/items/" + item.sku())).entity(item).build();
     }
 
+    /** The item, with {@code ETag: "<version>"}: the version a change names in {@code If-Match}. */
     @GET
     @Path("/{sku}")
     @RolesAllowed({ Roles.ADMIN, Roles.SHOP, Roles.BUYER, Roles.PAYMENT })
-    public ItemView get(@RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku) {
-        return items.get(sku);
+    public RestResponse<ItemView> get(
+            @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku) {
+        return tagged(items.get(sku));
     }
 
-    /** Replaces the sale window (every field optional: no bound, not paused): 200 with the item. */
+    /**
+     * Replaces the sale window (every field optional: no bound, not paused): 200 with the item. {@code If-Match}
+     * optional: when sent, a version that is not the current one is 412.
+     */
     @PUT
     @Path("/{sku}/sale")
     @RolesAllowed(Roles.ADMIN)
     @Consumes(MediaType.APPLICATION_JSON)
-    public ItemView sale(@RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
+    public RestResponse<ItemView> sale(
+            @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
+            @RestHeader(IfMatch.HEADER) String ifMatch,
             @NotNull(message = "a JSON body is required") @Valid SaleRequest request) {
-        return items.setSale(sku, request.window());
+        return tagged(items.setSale(sku, request.window(), IfMatch.parse(ifMatch)));
+    }
+
+    /**
+     * Sets the stock (available = stock - reserved - sold). Needs {@code If-Match: "<version>"}: none 428, stale 412;
+     * below reserved + sold 409 {@code stock-below-committed}.
+     */
+    @PUT
+    @Path("/{sku}/stock")
+    @RolesAllowed(Roles.ADMIN)
+    @Consumes(MediaType.APPLICATION_JSON)
+    public RestResponse<ItemView> stock(
+            @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
+            @RestHeader(IfMatch.HEADER) String ifMatch,
+            @NotNull(message = "a JSON body is required") @Valid SetStockRequest request) {
+        return tagged(items.setStock(sku, request.stock(), IfMatch.parse(ifMatch)));
+    }
+
+    /**
+     * Retires the item: purchases are refused from now on (409 {@code item-retired}), reservations still confirm,
+     * cancel and expire. Needs {@code If-Match} as a stock set does.
+     */
+    @POST
+    @Path("/{sku}/retire")
+    @RolesAllowed(Roles.ADMIN)
+    public RestResponse<ItemView> retire(
+            @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
+            @RestHeader(IfMatch.HEADER) String ifMatch) {
+        return tagged(items.retire(sku, IfMatch.parse(ifMatch)));
+    }
+
+    private static RestResponse<ItemView> tagged(ItemView item) {
+        return RestResponse.ResponseBuilder.ok(item).tag(item.etag()).build();
     }
 
     /**

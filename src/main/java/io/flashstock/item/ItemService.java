@@ -14,7 +14,10 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.PersistenceException;
 
-/** Creates, reads and restocks items in MySQL. Restock is a relative update: it never loses a concurrent sale. */
+/**
+ * Creates, reads, restocks, sets the stock of and retires items in MySQL. Restock is a relative update: it never loses
+ * a concurrent sale; a stock set and a retirement are guarded by the item's version (If-Match).
+ */
 @ApplicationScoped
 public class ItemService {
 
@@ -87,14 +90,19 @@ public class ItemService {
 
     /**
      * Replaces the item's sale window; once committed, the mirror (redis-lua) sets it in the hot stock, and every
-     * pod's availability forgets what it knew of the item. A conflict on the item's row is retried (bounded, then 503,
-     * nothing changed); a commit whose answer was lost is 503 {@code outcome-unknown}: setting the same window again
-     * is harmless, so the caller repeats the call.
+     * pod's availability forgets what it knew of the item. With {@code If-Match} (optional here, for compatibility),
+     * only an item still at a version it names changes, else 412 {@code version-mismatch}. A conflict on the item's
+     * row is retried (bounded, then 503, nothing changed); a commit whose answer was lost is 503
+     * {@code outcome-unknown}: setting the same window again is harmless, so the caller repeats the call.
      */
-    public ItemView setSale(String sku, SaleWindow window) {
+    public ItemView setSale(String sku, SaleWindow window, IfMatch ifMatch) {
         Changed set = LostCommit.run(retry, commit -> {
             Instant now = Timestamps.now();
-            if (Item.setSaleWindow(sku, window, now) == 0) {
+            if (ifMatch != null) {
+                Item.Locked locked = lockForChange(sku);
+                ifMatch.check(sku, locked.version());
+                Item.setSaleWindow(sku, window, locked.version(), now); // under the row lock: it changes
+            } else if (Item.setSaleWindow(sku, window, now) == 0) {
                 throw FlashstockException.itemNotFound(sku);
             }
             Changed changed = new Changed(ItemView.of(find(sku)),
@@ -102,11 +110,132 @@ public class ItemService {
             commit.committing(LostCommit.Landing.unknown()); // what follows is its commit
             return changed;
         });
-        if (set.event() != null) {
-            mirror.apply(List.of(set.event()));
+        return mirrored(set);
+    }
+
+    /**
+     * Retires the item if it is at a version {@code ifMatch} names (428 without it, 412 when stale): it sells no more
+     * in any strategy (409 {@code item-retired}), while its reservations still confirm, cancel and expire. Like a sale
+     * window that never reopens: MySQL strategies read the column in the purchase ({@code DbPurchase.checkWindow});
+     * redis-lua mirrors it into the hot stock with the window ({@code lua/sale.lua}, a SALE stock event, newest
+     * version only) before the answer, and {@code lua/purchase.lua} refuses it. A commit whose answer was lost is 503
+     * {@code outcome-unknown}: read the item and retire it again if it is not retired.
+     */
+    public ItemView retire(String sku, IfMatch ifMatch) {
+        IfMatch.required(ifMatch, sku);
+        Changed retired = LostCommit.run(retry, commit -> {
+            Instant now = Timestamps.now();
+            Item.Locked locked = lockForChange(sku);
+            ifMatch.check(sku, locked.version());
+            Item.retire(sku, locked.version(), now); // under the row lock: it changes
+            Changed changed = new Changed(ItemView.of(find(sku)),
+                    mirror.record(StockEvent.Kind.SALE, sku, null, 0, now), false);
+            commit.committing(LostCommit.Landing.unknown()); // what follows is its commit
+            return changed;
+        });
+        return mirror.current(mirrored(retired));
+    }
+
+    /**
+     * Sets the item's stock to {@code stock} if it is at a version {@code ifMatch} names: 428 without If-Match, 412
+     * {@code version-mismatch} when stale, 409 {@code stock-below-committed} when reserved + sold units pass
+     * {@code stock}; else available becomes {@code stock - reserved - sold}. A purchase racing the change never makes
+     * available negative and is never lost.
+     *
+     * <p>The protocol. In one MySQL transaction: lock the item's row ({@link Item#lockForChange}), check the version
+     * and MySQL's reserved + sold, then the conditional update ({@link Item#setStock}: {@code WHERE version = ? AND
+     * reserved + sold <= N}, bumping the version). MySQL strategies decide purchases on that row, so the lock and the
+     * condition are the whole check. redis-lua decides purchases in the Redis hot stock, whose reserved + sold run
+     * ahead of MySQL's (write-behind: orders still in the streams; both modes: a confirm or cancel committed in MySQL
+     * and not yet mirrored only lowers MySQL's), so MySQL's check alone could pass a stock that Redis has sold past.
+     * There the change goes in as a stock event of {@code delta = N - old stock} (the kind of a restock: a change of
+     * stock and available, which commutes with restocks and purchases) and:
+     * <ul>
+     * <li>a lowering takes {@code -delta} available units in the hot stock <em>inside</em> the transaction, under the
+     * row lock ({@link StockMirror#take}, {@code lua/set_stock.lua}): the check {@code available >= -delta} is made
+     * by Redis, atomically with every purchase, on its own counters (pending orders included). Short: 409, the
+     * transaction rolls back, nothing was taken. Taken: commit; applying the event afterwards adds nothing (its
+     * marker is set). If the commit does not land (rolled back, or a lost commit that MySQL shows did not land), the
+     * units are given back ({@link StockMirror#untake}); if nobody can tell (outcome-unknown), they stay taken: the
+     * hot stock sells fewer units, never more, until the reconciliation corrects it from MySQL. While a take waits for
+     * its commit, the reconciliation leaves the item alone ({@code taking} field).</li>
+     * <li>a raise is applied after the commit, like a restock ({@code lua/restock.lua}, once, newest snapshot
+     * aware): until then purchases are decided on the old, lower stock, which is safe.</li>
+     * </ul>
+     * The hot stock is warmed before the row is locked, so the take finds it; a take that finds it cold anyway is 503
+     * (nothing changed). Answers the item with the counters purchases are decided on.
+     */
+    public ItemView setStock(String sku, int stock, IfMatch ifMatch) {
+        IfMatch.required(ifMatch, sku);
+        if (mirror.level(sku) == StockLevel.NONE) { // redis-lua: the hot stock is warm before the row is locked
+            throw FlashstockException.itemNotFound(sku);
         }
-        availability.changed(sku, set.item().version());
-        return set.item();
+        LostCommit<ItemView> commit = LostCommit.perAttempt();
+        StockEvent[] taken = new StockEvent[1];
+        Changed set;
+        try {
+            set = QuarkusTransaction.requiringNew().call(() -> {
+                commit.attempt();
+                Instant now = Timestamps.now();
+                Item.Locked locked = lockForChange(sku);
+                ifMatch.check(sku, locked.version());
+                if (locked.committed() > stock || Item.setStock(sku, stock, locked.version(), now) == 0) {
+                    throw FlashstockException.stockBelowCommitted(sku, stock, locked.committed());
+                }
+                int delta = stock - locked.stock();
+                StockEvent event = delta == 0 ? null
+                        : mirror.record(StockEvent.Kind.RESTOCKED, sku, null, delta, now);
+                if (event != null && delta < 0) {
+                    switch (mirror.take(event)) {
+                        case SHORT -> throw FlashstockException.stockBelowCommitted(sku, stock, -1);
+                        case COLD -> throw new UnavailableException(
+                                "The hot stock of this item is not ready; nothing was changed, try again.");
+                        case TAKEN -> taken[0] = event;
+                    }
+                }
+                Changed changed = new Changed(ItemView.of(find(sku)), event, false);
+                commit.committing(event == null ? LostCommit.Landing.unknown()
+                        : LostCommit.Landing.lookedUp("stock set " + event.id,
+                                () -> StockEvent.committed(event.id) ? ItemView.of(find(sku)) : null,
+                                after -> after)); // committed: the stock-event sweeper mirrors it
+                return changed; // what follows is its commit
+            });
+        } catch (RuntimeException e) {
+            return settleStockSet(commit, taken[0], e);
+        }
+        return mirror.current(mirrored(set));
+    }
+
+    /**
+     * After the commit of a change: mirrors its stock event (redis-lua) and makes every pod's availability forget
+     * what it knew of the item. The item as MySQL committed it.
+     */
+    private ItemView mirrored(Changed change) {
+        if (change.event() != null) {
+            mirror.apply(List.of(change.event()));
+        }
+        availability.changed(change.item().sku(), change.item().version());
+        return change.item();
+    }
+
+    /**
+     * The answer of a stock set whose transaction failed: units taken in the hot stock are given back when the change
+     * did not land, and kept when it did or when nobody can tell (then fewer units sell, never more).
+     */
+    private ItemView settleStockSet(LostCommit<ItemView> commit, StockEvent taken, RuntimeException failure) {
+        if (taken == null) {
+            return commit.settle(failure);
+        }
+        if (!commit.lost(failure)) {
+            mirror.untake(taken); // rolled back
+            throw failure;
+        }
+        try {
+            return commit.settle(failure);
+        } catch (UnavailableException notLanded) {
+            mirror.untake(taken);
+            throw notLanded;
+        }
     }
 
     /** The item after a restock, and whether it repeats an earlier restock with the same Idempotency-Key. */
@@ -185,6 +314,15 @@ public class ItemService {
             throw FlashstockException.keyReused();
         }
         return new RestockOutcome(ItemView.of(find(sku)), true);
+    }
+
+    /** The item's row, locked for a versioned change; 404 for an unknown item. */
+    private static Item.Locked lockForChange(String sku) {
+        Item.Locked locked = Item.lockForChange(sku);
+        if (locked == null) {
+            throw FlashstockException.itemNotFound(sku);
+        }
+        return locked;
     }
 
     private static Item find(String sku) {

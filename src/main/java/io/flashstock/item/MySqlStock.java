@@ -30,6 +30,17 @@ public class MySqlStock implements StockMirror {
         return null;
     }
 
+    /** Never called: nothing is recorded; MySQL's conditional update checks the units. */
+    @Override
+    public Take take(StockEvent event) {
+        return Take.TAKEN;
+    }
+
+    @Override
+    public void untake(StockEvent event) {
+        // nothing taken outside MySQL
+    }
+
     @Override
     public void apply(List<StockEvent> events) {
         // nothing recorded, nothing to apply
@@ -48,8 +59,8 @@ public class MySqlStock implements StockMirror {
                 return StockLevel.NONE;
             }
             SaleWindow window = item.saleWindow();
-            return new StockLevel(item.available, item.version,
-                    window.bounded() ? window.state(Item.databaseNow()) : window.state(Instant.EPOCH));
+            return new StockLevel(item.available, item.version, item.retired ? StockLevel.RETIRED
+                    : window.bounded() ? window.state(Item.databaseNow()) : window.state(Instant.EPOCH));
         });
     }
 

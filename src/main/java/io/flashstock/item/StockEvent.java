@@ -25,9 +25,12 @@ public class StockEvent extends PanacheEntityBase {
         CONFIRMED,
         /** A RESERVED order was cancelled or expired: its units go back to available. */
         RETURNED,
-        /** Units were added to stock and available. */
+        /**
+         * Units were added to stock and available; or, with a negative quantity, a stock set took them (a stock set is
+         * the change {@code new stock - old stock} of stock and available: it commutes with restocks and purchases).
+         */
         RESTOCKED,
-        /** The sale window changed (the mirror reads the item's current one). */
+        /** The sale window changed, or the item was retired (the mirror reads the item's current ones). */
         SALE
     }
 
@@ -67,6 +70,15 @@ public class StockEvent extends PanacheEntityBase {
         event.createdAt = now;
         event.persist();
         return event;
+    }
+
+    /**
+     * Whether the event is in MySQL, once no transaction is writing it any more: the lookup after a commit whose
+     * answer was lost ({@link io.flashstock.db.CommitLookup#committed}).
+     */
+    public static boolean committed(String id) {
+        return !io.flashstock.db.CommitLookup.committed(getEntityManager(), "stock_event", "id", List.of(id))
+                .isEmpty();
     }
 
     /** Events recorded before {@code before}, oldest first: the ones a crashed pod left unmirrored. */

@@ -12,7 +12,10 @@ import io.flashstock.support.KeyFilter;
  *
  * <p>Protocol: inside the transaction that changes counters, {@link #record} stores a {@link StockEvent} when there is a
  * copy to keep in step; after the commit, {@link #apply} mirrors and deletes those events. A pod that crashes in
- * between leaves the rows behind, and the mirror's sweeper applies them. Applying is idempotent.
+ * between leaves the rows behind, and the mirror's sweeper applies them. Applying is idempotent. The one change that
+ * cannot wait for the commit is a stock set that lowers the stock: the copy decides purchases on counters of its own,
+ * so {@link #take} checks and takes the units there inside the transaction, and {@link #untake} gives them back if it
+ * does not commit ({@code ItemService.setStock}).
  */
 public interface StockMirror {
 
@@ -26,6 +29,32 @@ public interface StockMirror {
 
     /** Records a committed change for mirroring; call inside the changing transaction. Null: nothing to mirror. */
     StockEvent record(StockEvent.Kind kind, String sku, String orderId, int quantity, Instant now);
+
+    /** What {@link #take} found where purchases are decided. */
+    enum Take {
+        /** The units were taken (or there is no copy: MySQL's conditional update decides alone). */
+        TAKEN,
+        /** Fewer units are available than the stock set takes: reserved + sold would pass the new stock. */
+        SHORT,
+        /** The copy does not hold the item now (Redis lost it, a warm-up is due): nothing taken, try again. */
+        COLD
+    }
+
+    /**
+     * Inside the transaction of a stock set that lowers the stock ({@code event}, recorded by {@link #record} with a
+     * negative quantity, holding the item's row lock): takes {@code -event.quantity} available units where purchases
+     * are decided, atomically with the check that they are there, so that a purchase decided there never finds the
+     * units the stock set removed. Applying the event after the commit then adds nothing; {@link #untake} gives them
+     * back when the transaction does not commit. Blocks.
+     */
+    Take take(StockEvent event);
+
+    /**
+     * Gives back what {@link #take} took for {@code event}, once its transaction is known not to have committed;
+     * nothing when it took nothing or gave it back already. Never throws (a failure is logged: the reconciliation
+     * corrects the copy once the item is quiet).
+     */
+    void untake(StockEvent event);
 
     /** Mirrors events whose transaction committed, then deletes them. Never throws: the sweeper retries. */
     void apply(List<StockEvent> events);

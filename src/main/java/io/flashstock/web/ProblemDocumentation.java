@@ -6,6 +6,7 @@ import static io.flashstock.error.ProblemCode.INTERNAL_ERROR;
 import static io.flashstock.error.ProblemCode.INVALID_REQUEST;
 import static io.flashstock.error.ProblemCode.ITEM_EXISTS;
 import static io.flashstock.error.ProblemCode.ITEM_NOT_FOUND;
+import static io.flashstock.error.ProblemCode.ITEM_RETIRED;
 import static io.flashstock.error.ProblemCode.METHOD_NOT_ALLOWED;
 import static io.flashstock.error.ProblemCode.NOT_ACCEPTABLE;
 import static io.flashstock.error.ProblemCode.NOT_FOUND;
@@ -14,16 +15,19 @@ import static io.flashstock.error.ProblemCode.PURCHASE_NOT_FOUND;
 import static io.flashstock.error.ProblemCode.ORDER_NOT_RESERVED;
 import static io.flashstock.error.ProblemCode.OUTCOME_UNKNOWN;
 import static io.flashstock.error.ProblemCode.PAYLOAD_TOO_LARGE;
+import static io.flashstock.error.ProblemCode.PRECONDITION_REQUIRED;
 import static io.flashstock.error.ProblemCode.PURCHASE_LIMIT;
 import static io.flashstock.error.ProblemCode.REQUEST_IN_PROGRESS;
 import static io.flashstock.error.ProblemCode.SALE_ENDED;
 import static io.flashstock.error.ProblemCode.SALE_NOT_STARTED;
 import static io.flashstock.error.ProblemCode.SALE_PAUSED;
 import static io.flashstock.error.ProblemCode.SOLD_OUT;
+import static io.flashstock.error.ProblemCode.STOCK_BELOW_COMMITTED;
 import static io.flashstock.error.ProblemCode.TOO_MANY_REQUESTS;
 import static io.flashstock.error.ProblemCode.UNAUTHENTICATED;
 import static io.flashstock.error.ProblemCode.UNAVAILABLE;
 import static io.flashstock.error.ProblemCode.UNSUPPORTED_MEDIA_TYPE;
+import static io.flashstock.error.ProblemCode.VERSION_MISMATCH;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -82,17 +86,26 @@ public class ProblemDocumentation implements OASFilter {
             Map.entry("GET /items/{sku}", List.of(INVALID_REQUEST, ITEM_NOT_FOUND)),
             Map.entry("GET /items/{sku}/availability", List.of(INVALID_REQUEST, ITEM_NOT_FOUND)),
             Map.entry("PUT /items/{sku}/sale",
-                    List.of(INVALID_REQUEST, ITEM_NOT_FOUND, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE)),
+                    List.of(INVALID_REQUEST, ITEM_NOT_FOUND, VERSION_MISMATCH, PAYLOAD_TOO_LARGE,
+                            UNSUPPORTED_MEDIA_TYPE, OUTCOME_UNKNOWN)),
+            Map.entry("PUT /items/{sku}/stock",
+                    List.of(INVALID_REQUEST, ITEM_NOT_FOUND, STOCK_BELOW_COMMITTED, VERSION_MISMATCH,
+                            PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, PRECONDITION_REQUIRED, OUTCOME_UNKNOWN)),
+            Map.entry("POST /items/{sku}/retire",
+                    List.of(INVALID_REQUEST, ITEM_NOT_FOUND, VERSION_MISMATCH, PRECONDITION_REQUIRED,
+                            OUTCOME_UNKNOWN)),
             Map.entry("POST /items/{sku}/restock",
                     List.of(INVALID_REQUEST, ITEM_NOT_FOUND, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE,
                             IDEMPOTENCY_KEY_REUSED, OUTCOME_UNKNOWN)),
             Map.entry("POST /items/{sku}/purchases",
                     List.of(INVALID_REQUEST, ITEM_NOT_FOUND, SOLD_OUT, PURCHASE_LIMIT, REQUEST_IN_PROGRESS,
-                            SALE_NOT_STARTED, SALE_ENDED, SALE_PAUSED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE,
+                            SALE_NOT_STARTED, SALE_ENDED, SALE_PAUSED, ITEM_RETIRED, PAYLOAD_TOO_LARGE,
+                            UNSUPPORTED_MEDIA_TYPE,
                             IDEMPOTENCY_KEY_REUSED, TOO_MANY_REQUESTS, OUTCOME_UNKNOWN)),
             Map.entry("POST /purchases",
                     List.of(INVALID_REQUEST, ITEM_NOT_FOUND, SOLD_OUT, PURCHASE_LIMIT, REQUEST_IN_PROGRESS,
-                            SALE_NOT_STARTED, SALE_ENDED, SALE_PAUSED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE,
+                            SALE_NOT_STARTED, SALE_ENDED, SALE_PAUSED, ITEM_RETIRED, PAYLOAD_TOO_LARGE,
+                            UNSUPPORTED_MEDIA_TYPE,
                             IDEMPOTENCY_KEY_REUSED, TOO_MANY_REQUESTS, OUTCOME_UNKNOWN)),
             Map.entry("GET /purchases/{purchaseId}", List.of(PURCHASE_NOT_FOUND)),
             Map.entry("POST /purchases/{purchaseId}/confirm",
@@ -222,6 +235,7 @@ public class ProblemDocumentation implements OASFilter {
             case INVALID_REQUEST -> instance.endsWith("/purchases")
                     ? "quantity: must be at most " + maxQuantity + " per purchase"
                     : instance.endsWith("/extend") ? "seconds: must be greater than or equal to 1"
+                    : instance.endsWith("/stock") ? "stock: must be greater than or equal to 0"
                     : "sku: " + InputRules.SKU_MESSAGE;
             case NOT_FOUND, METHOD_NOT_ALLOWED, NOT_ACCEPTABLE, UNSUPPORTED_MEDIA_TYPE ->
                 ProblemMapper.statusDetail(code.status());
@@ -247,6 +261,10 @@ public class ProblemDocumentation implements OASFilter {
             case INTERNAL_ERROR -> ProblemMapper.FAILED;
             case UNAVAILABLE -> ProblemMapper.DATABASE_UNAVAILABLE;
             case OUTCOME_UNKNOWN -> FlashstockException.outcomeUnknown(null).getMessage();
+            case ITEM_RETIRED -> FlashstockException.itemRetired(SKU).getMessage();
+            case PRECONDITION_REQUIRED -> FlashstockException.preconditionRequired(SKU).getMessage();
+            case VERSION_MISMATCH -> FlashstockException.versionMismatch(SKU, 7).getMessage();
+            case STOCK_BELOW_COMMITTED -> FlashstockException.stockBelowCommitted(SKU, 10, 12).getMessage();
         };
     }
 

@@ -508,6 +508,143 @@ public abstract class StrategyContract extends CartContract {
         assertEquals(status, seen, "status of " + orderId + " within 15 s");
     }
 
+    // ---- Stock control: set stock and retire, guarded by the item's version (If-Match) ------------------------------
+
+    @Test
+    void itemAnswersItsVersionAsETag() {
+        String sku = newSku("etag");
+        createItem(sku, 5, 0);
+        Response read = given().get("/items/" + sku);
+        read.then().statusCode(200);
+        assertEquals("\"" + read.jsonPath().getLong("version") + "\"", read.header("ETag"), "ETag");
+        buy(sku, "etag-buyer", 1);
+        assertEquals(etag(sku), "\"" + item(sku).getLong("version") + "\"", "ETag follows the version");
+    }
+
+    @Test
+    void stockSetNeedsTheCurrentVersionAndKeepsCommittedUnits() {
+        String sku = newSku("setstock");
+        createItem(sku, 10, 0);
+        String paid = buy(sku, "set-1", 1);
+        buy(sku, "set-2", 2);
+        given().post("/orders/" + paid + "/confirm").then().statusCode(200);
+        String tag = etag(sku);
+
+        assertProblem(setStock(sku, 5, null), 428, "precondition-required", "no If-Match");
+        assertProblem(setStock(sku, 5, "\"999999\""), 412, "version-mismatch", "stale If-Match");
+        assertProblem(setStock(sku, 2, tag), 409, "stock-below-committed", "below reserved + sold");
+        given().contentType(ContentType.JSON).header("If-Match", tag).body("{\"stock\":-1}")
+                .put("/items/" + sku + "/stock").then().statusCode(400);
+        assertCounters(sku, 10, 7, 2, 1); // nothing changed
+
+        Response set = setStock(sku, 5, tag);
+        set.then().statusCode(200).body("stock", equalTo(5)).body("available", equalTo(2));
+        assertEquals("\"" + set.jsonPath().getLong("version") + "\"", set.header("ETag"), "the new ETag");
+        assertCounters(sku, 5, 2, 2, 1);
+        assertProblem(setStock(sku, 6, tag), 412, "version-mismatch", "the ETag before the change");
+
+        setStock(sku, 3, set.header("ETag")).then().statusCode(200).body("available", equalTo(0));
+        assertProblem(purchase(sku, "set-3", 1, null), 409, "sold-out", "after lowering to reserved + sold");
+        setStock(sku, 4, etag(sku)).then().statusCode(200).body("available", equalTo(1));
+        buy(sku, "set-3", 1);
+        assertCounters(sku, 4, 0, 3, 1);
+    }
+
+    @Test
+    void saleWindowWithAStaleIfMatchIs412() {
+        String sku = newSku("sale-match");
+        createItem(sku, 3, 0);
+        assertProblem(given().contentType(ContentType.JSON).header("If-Match", "\"999999\"")
+                .body("{\"paused\":true}").put("/items/" + sku + "/sale"), 412, "version-mismatch", "stale");
+        buy(sku, "sale-match-1", 1); // still on sale
+        given().contentType(ContentType.JSON).header("If-Match", etag(sku)).body("{\"paused\":true}")
+                .put("/items/" + sku + "/sale").then().statusCode(200).body("paused", equalTo(true));
+    }
+
+    @Test
+    void retiredItemSellsNoMoreWhileItsReservationsStillConfirmAndCancel() {
+        String sku = newSku("retire");
+        createItem(sku, 10, 0);
+        String toPay = buy(sku, "ret-1", 1);
+        String toCancel = buy(sku, "ret-2", 2);
+        assertProblem(given().post("/items/" + sku + "/retire"), 428, "precondition-required", "no If-Match");
+        assertProblem(given().header("If-Match", "\"999999\"").post("/items/" + sku + "/retire"), 412,
+                "version-mismatch", "stale If-Match");
+
+        Response retired = given().header("If-Match", etag(sku)).post("/items/" + sku + "/retire");
+        retired.then().statusCode(200).body("retired", equalTo(true));
+        assertEquals("\"" + retired.jsonPath().getLong("version") + "\"", retired.header("ETag"), "the new ETag");
+
+        assertProblem(purchase(sku, "ret-3", 1, null), 409, "item-retired", "purchase");
+        assertProblem(purchase(sku, "ret-3", 1, "ret-key-" + UUID.randomUUID()), 409, "item-retired", "keyed");
+        Response cart = given().contentType(ContentType.JSON)
+                .body("{\"userId\":\"ret-3\",\"lines\":[{\"sku\":\"" + sku + "\",\"quantity\":1}]}").post("/purchases");
+        assertProblem(cart, 409, "item-retired", "cart line");
+        cart.then().body("sku", equalTo(sku));
+
+        given().post("/orders/" + toPay + "/confirm").then().statusCode(200).body("status", equalTo("CONFIRMED"));
+        given().post("/orders/" + toCancel + "/cancel").then().statusCode(200).body("status", equalTo("CANCELLED"));
+        assertTrue(item(sku).getBoolean("retired"), "still readable, retired");
+        assertCounters(sku, 10, 9, 0, 1);
+        assertProblem(purchase(sku, "ret-4", 1, null), 409, "item-retired", "after units came back");
+    }
+
+    /**
+     * Stock sets racing purchases: each set names the version read just before it (412 when a purchase or another
+     * set came in between, as expected); none makes available negative, none loses a purchase.
+     */
+    @Test
+    void stockSetsRacingPurchasesLoseNoPurchaseAndNeverOversell() {
+        String sku = newSku("setrace");
+        createItem(sku, 100, 0);
+        int purchases = 200;
+        int sets = 10;
+        List<Reply> replies = Http.concurrently(purchases + sets, 32, i -> {
+            if (i % ((purchases + sets) / sets) != 7) {
+                return Http.post("/items/" + sku + "/purchases", "{\"userId\":\"race-" + i + "\",\"quantity\":1}")
+                        .build();
+            }
+            Reply read = Http.send(Http.get("/items/" + sku, Tokens.staff()));
+            return HttpRequest.newBuilder(Http.uri("/items/" + sku + "/stock")).timeout(Duration.ofSeconds(30))
+                    .header("Authorization", Tokens.staff()).header("Content-Type", "application/json")
+                    .header("If-Match", read.headers().firstValue("ETag").orElse("\"-1\""))
+                    .PUT(HttpRequest.BodyPublishers.ofString("{\"stock\":" + (60 + 10 * (i % 11)) + "}")).build();
+        });
+        long bought = 0;
+        for (Reply reply : replies) {
+            if (reply.body().contains("\"orderId\"")) {
+                assertEquals(201, reply.status(), reply.body());
+                bought++;
+            } else if (reply.body().contains("\"sku\"") && reply.status() == 200) {
+                assertTrue(JsonPath.from(reply.body()).getInt("available") >= 0, reply.body());
+            } else {
+                assertTrue(Set.of(409, 412).contains(reply.status()), reply.status() + " " + reply.body());
+                assertTrue(reply.body().contains("sold-out") || reply.body().contains("version-mismatch")
+                        || reply.body().contains("stock-below-committed"), reply.body());
+            }
+        }
+        assertTrue(bought >= 60, "purchases went through: " + bought);
+        JsonPath after = item(sku);
+        int stock = after.getInt("stock");
+        assertTrue(stock >= bought, "stock " + stock + " below the " + bought + " units bought");
+        assertCounters(sku, stock, stock - (int) bought, (int) bought, 0);
+        assertEquals(bought, Db.orderCount(sku), "an order per 201");
+    }
+
+    private static String etag(String sku) {
+        Response read = given().get("/items/" + sku);
+        read.then().statusCode(200);
+        return read.header("ETag");
+    }
+
+    private static Response setStock(String sku, int stock, String ifMatch) {
+        var request = given().contentType(ContentType.JSON).body("{\"stock\":" + stock + "}");
+        if (ifMatch != null) {
+            request.header("If-Match", ifMatch);
+        }
+        return request.put("/items/" + sku + "/stock");
+    }
+
     // ---- bad input: 4xx problem+json, nothing changed ---------------------------------------------------------------
 
     @Test

@@ -77,6 +77,46 @@ public class HotStockMirror implements StockMirror {
         return StockEvent.record(kind, sku, orderId, quantity, now);
     }
 
+    /**
+     * Takes the units of a stock set that lowers the stock, in the hot stock of this pod's generation, if they are
+     * available there ({@code lua/set_stock.lua} TAKE): Redis's counters run ahead of MySQL's (orders still pending in
+     * the streams), and purchases are decided on them, so this is where the check is made. Cold or of another
+     * generation: nothing taken, the caller answers 503.
+     */
+    @Override
+    public Take take(StockEvent event) {
+        long taken = setStock("TAKE", event);
+        if (taken > 0) {
+            items.touch(event.sku);
+            return Take.TAKEN;
+        }
+        return taken == -2 ? Take.SHORT : Take.COLD;
+    }
+
+    /** Gives back the units {@link #take} took, once ({@code lua/set_stock.lua} UNDO). */
+    @Override
+    public void untake(StockEvent event) {
+        try {
+            long back = setStock("UNDO", event);
+            if (back > 0) {
+                unitsBack.learned(event.sku, back);
+            }
+        } catch (RuntimeException e) {
+            LOG.warnf("Could not give back the units of a stock set of %s that did not commit; the reconciliation "
+                    + "corrects the hot stock once the item is quiet: %s", event.sku, e.toString());
+        }
+    }
+
+    private long setStock(String mode, StockEvent event) {
+        return scripts.setStock.run(redis, List.of(RedisKeys.stock(event.sku), RedisKeys.event(event.sku, event.id)),
+                List.of(mode, event.id, Integer.toString(-event.quantity), Long.toString(markerTtlSeconds()),
+                        RedisKeys.unitsBackChannel(), Objects.requireNonNullElse(warmer.generation(), ""))).toLong();
+    }
+
+    private long markerTtlSeconds() {
+        return Math.max(3600, settings.idempotencyTtl().toSeconds());
+    }
+
     @Override
     public void apply(List<StockEvent> events) {
         mirror(events);
@@ -128,14 +168,14 @@ public class HotStockMirror implements StockMirror {
         return switch (event.kind) {
             case RESTOCKED -> scripts.restock.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.event(sku, event.id)),
                     List.of(Integer.toString(event.quantity), event.id,
-                            Long.toString(Math.max(3600, settings.idempotencyTtl().toSeconds())),
+                            Long.toString(markerTtlSeconds()),
                             Long.toString(event.itemVersion), RedisKeys.unitsBackChannel(), generation)).toLong();
             case SALE -> {
                 Item item = QuarkusTransaction.requiringNew().call(() -> Item.<Item>findById(sku));
                 yield item == null ? 0 : scripts.sale.run(redis, List.of(RedisKeys.stock(sku)),
                         List.of(SaleFields.millis(item.saleStartsAt), SaleFields.millis(item.saleEndsAt),
                                 SaleFields.flag(item.paused), Long.toString(item.version),
-                                RedisKeys.unitsBackChannel(), generation)).toLong();
+                                RedisKeys.unitsBackChannel(), generation, SaleFields.flag(item.retired))).toLong();
             }
             case CONFIRMED, RETURNED -> scripts.transition.run(redis,
                     List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku)),
@@ -192,7 +232,7 @@ public class HotStockMirror implements StockMirror {
     /** The item's level as its hot stock of this pod's generation holds it; null when missing or stale. */
     private StockLevel hotLevel(String sku) {
         Map<String, String> fields = redis.hash(String.class).hmget(RedisKeys.stock(sku), "available", "seq", "gen",
-                "starts", "ends", "paused");
+                "starts", "ends", "paused", "retired");
         if (fields.get("available") == null || !hotStock.isCurrent(fields.get("gen"))) {
             return null;
         }

@@ -23,13 +23,14 @@ public class HotStockScripts {
     final LuaScript restoreKeys = LuaScript.load("restore_keys");
     final LuaScript reconcile = LuaScript.load("reconcile");
     final LuaScript sale = LuaScript.load("sale");
+    final LuaScript setStock = LuaScript.load("set_stock");
     final LuaScript cartOpen = LuaScript.load("cart_open");
     final LuaScript cartDecide = LuaScript.load("cart_decide");
 
     /** SCRIPT LOAD of every script. */
     void preloadAll(RedisDataSource redis) {
         for (LuaScript script : List.of(purchase, undoPurchase, settleEntries, transition, restock, warm, restoreKeys,
-                reconcile, sale, cartOpen, cartDecide)) {
+                reconcile, sale, setStock, cartOpen, cartDecide)) {
             script.preload(redis);
         }
     }

@@ -265,7 +265,7 @@ public class HotStockWarmer {
                             Integer.toString(snapshot.perUserLimit()), Long.toString(snapshot.version()), current,
                             RedisKeys.unitsBackChannel(), SaleFields.millis(snapshot.window().startsAt()),
                             SaleFields.millis(snapshot.window().endsAt()), SaleFields.flag(snapshot.window().paused()),
-                            Integer.toString(snapshot.reservationTtlSeconds())));
+                            Integer.toString(snapshot.reservationTtlSeconds()), SaleFields.flag(snapshot.retired())));
             LOG.debugf("Warmed %s: %s", sku, snapshot);
             return true;
         }

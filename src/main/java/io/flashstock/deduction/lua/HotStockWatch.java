@@ -30,6 +30,11 @@ import org.jboss.logging.Logger;
 public class HotStockWatch {
 
     private static final Logger LOG = Logger.getLogger(HotStockWatch.class);
+    /**
+     * How long a stock set's take ({@code lua/set_stock.lua}) keeps its item from being corrected while it waits for
+     * its MySQL commit: well past the transaction timeout, so only a take whose pod died is corrected.
+     */
+    private static final java.time.Duration TAKE_GUARD = java.time.Duration.ofSeconds(60);
 
     private final RedisDataSource redis;
     private final HotStockScripts scripts;
@@ -115,7 +120,7 @@ public class HotStockWatch {
             long set = scripts.reconcile.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.orders(sku)),
                     List.of(seqText, Integer.toString(db.stock()), Integer.toString(db.available()),
                             Integer.toString(db.reserved()), Integer.toString(db.sold()), Long.toString(db.version()),
-                            RedisKeys.unitsBackChannel()))
+                            RedisKeys.unitsBackChannel(), Long.toString(TAKE_GUARD.toMillis())))
                     .toLong();
             if (set == 1) {
                 reconciled.increment();

@@ -23,7 +23,7 @@ import io.flashstock.support.Timestamps;
  * {@link #version()}.
  */
 record ItemSnapshot(int stock, int available, int reserved, int sold, int perUserLimit, long version, SaleWindow window,
-        int reservationTtlSeconds, Map<String, String> held, Map<String, String> users,
+        boolean retired, int reservationTtlSeconds, Map<String, String> held, Map<String, String> users,
         Map<CallerKey, IdempotencyKeys.Remembered> idempotencyKeys) {
 
     /** The item's snapshot, or {@code null} when it does not exist. */
@@ -64,8 +64,8 @@ record ItemSnapshot(int stock, int available, int reserved, int sold, int perUse
         Item entity = Item.findById(sku); // same transaction, row share-locked above
         return new ItemSnapshot(((Number) item[0]).intValue(), ((Number) item[1]).intValue(),
                 ((Number) item[2]).intValue(), ((Number) item[3]).intValue(), limit, ((Number) item[5]).longValue(),
-                entity.saleWindow(), entity.reservationTtlSeconds == null ? 0 : entity.reservationTtlSeconds, held,
-                users, keys);
+                entity.saleWindow(), entity.retired,
+                entity.reservationTtlSeconds == null ? 0 : entity.reservationTtlSeconds, held, users, keys);
     }
 
     /**

@@ -12,6 +12,8 @@ public enum PurchaseReply {
     SOLD_OUT,
     /** The user would go over the item's limit: nothing deducted. */
     LIMIT,
+    /** The item is retired: it sells no more, nothing deducted. */
+    RETIRED,
     /** The item's sale is paused: nothing deducted. */
     PAUSED,
     /** The item's sale window has not opened (Redis's clock); the reply carries the milliseconds to the start. */

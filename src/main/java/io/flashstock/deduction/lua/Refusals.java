@@ -33,6 +33,7 @@ final class Refusals {
             case KEY_REUSED -> FlashstockException.keyReused();
             case SOLD_OUT -> FlashstockException.soldOut(command.sku(), command.quantity());
             case LIMIT -> FlashstockException.purchaseLimit(command.sku(), (int) decision.limit());
+            case RETIRED -> FlashstockException.itemRetired(command.sku());
             case PAUSED -> FlashstockException.salePaused(command.sku());
             case ENDED -> FlashstockException.saleEnded(command.sku(), null);
             case NOT_STARTED -> FlashstockException.saleNotStarted(command.sku(), now.plusMillis(decision.limit()),

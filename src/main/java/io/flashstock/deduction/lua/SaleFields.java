@@ -28,8 +28,14 @@ final class SaleFields {
         return paused ? "1" : "0";
     }
 
-    /** The window's state as the hot stock's fields hold it; {@code clock} is asked only for a bounded window. */
+    /**
+     * The window's state as the hot stock's fields hold it ({@code retired} for a retired item); {@code clock} is
+     * asked only for a bounded window.
+     */
     static String state(java.util.Map<String, String> fields, java.util.function.Supplier<Instant> clock) {
+        if ("1".equals(fields.get("retired"))) {
+            return io.flashstock.item.StockLevel.RETIRED;
+        }
         SaleWindow window = new SaleWindow(instant(fields.get("starts")), instant(fields.get("ends")),
                 "1".equals(fields.get("paused")));
         return window.state(window.bounded() ? clock.get() : Instant.EPOCH);
