@@ -21,18 +21,25 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.EntityTag;
 import jakarta.ws.rs.core.Request;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriBuilder;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
+import org.jboss.resteasy.reactive.RestQuery;
 
 @Path("/items")
 @Produces(MediaType.APPLICATION_JSON)
 public class ItemResource {
 
     private final ItemService items;
+    private final ItemListing listing;
     private final int maxAgeSeconds;
 
-    ItemResource(ItemService items, FlashstockConfig config) {
+    ItemResource(ItemService items, ItemListing listing, FlashstockConfig config) {
         this.items = items;
+        this.listing = listing;
         this.maxAgeSeconds = (int) Math.min(1, config.availability().cacheTtl().toSeconds());
     }
 
@@ -60,6 +67,26 @@ public class ItemResource {
     public ItemView sale(@RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
             @NotNull(message = "a JSON body is required") @Valid SaleRequest request) {
         return items.setSale(sku, request.window());
+    }
+
+    /**
+     * Items in sku order, {@code limit} (1-200, default 50) at a time after the sku {@code after}: 200
+     * {@code {"items":[...],"next":<cursor>|null}}, and {@code Link: <...>; rel="next"} while there is a next page.
+     */
+    @GET
+    @RolesAllowed({ Roles.ADMIN, Roles.SHOP, Roles.BUYER, Roles.PAYMENT })
+    public Response list(
+            @RestQuery @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String after,
+            @RestQuery @Parameter(description = "Entries per page: 1 to " + InputRules.LIST_LIMIT_MAX + ", default "
+                    + InputRules.LIST_LIMIT_DEFAULT, schema = @Schema(type = SchemaType.INTEGER)) String limit) {
+        int count = InputRules.listLimit(limit);
+        ItemPage page = listing.list(after, count);
+        Response.ResponseBuilder response = Response.ok(page);
+        if (page.next() != null) {
+            response.link(UriBuilder.fromPath("/items").queryParam("after", page.next()).queryParam("limit", count)
+                    .build(), "next");
+        }
+        return response.build();
     }
 
     /**
