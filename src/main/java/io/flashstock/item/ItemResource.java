@@ -25,6 +25,7 @@ import jakarta.ws.rs.core.UriBuilder;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
 import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestQuery;
@@ -75,6 +76,8 @@ public class ItemResource {
      */
     @GET
     @RolesAllowed({ Roles.ADMIN, Roles.SHOP, Roles.BUYER, Roles.PAYMENT })
+    @APIResponseSchema(value = ItemPage.class, responseDescription = "A page; while there is a next one, its URL in "
+            + "the Link header (rel=next)")
     public Response list(
             @RestQuery @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String after,
             @RestQuery @Parameter(description = "Entries per page: 1 to " + InputRules.LIST_LIMIT_MAX + ", default "

@@ -18,6 +18,7 @@ import jakarta.ws.rs.core.UriBuilder;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
 import org.jboss.resteasy.reactive.RestQuery;
 
 /** {@code GET /orders}: the orders, a page at a time ({@link OrderResource} is one order). */
@@ -44,6 +45,8 @@ public class OrderListResource {
      */
     @GET
     @RolesAllowed({ Roles.ADMIN, Roles.SHOP, Roles.PAYMENT, Roles.BUYER })
+    @APIResponseSchema(value = OrderPage.class, responseDescription = "A page; while there is a next one, its URL in "
+            + "the Link header (rel=next)")
     public Response list(
             @RestQuery @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
             @RestQuery @Parameter(description = "RESERVED, CONFIRMED, CANCELLED or EXPIRED",
