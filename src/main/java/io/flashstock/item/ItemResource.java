@@ -21,19 +21,27 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.EntityTag;
 import jakarta.ws.rs.core.Request;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriBuilder;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
 import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestResponse;
+import org.jboss.resteasy.reactive.RestQuery;
 
 @Path("/items")
 @Produces(MediaType.APPLICATION_JSON)
 public class ItemResource {
 
     private final ItemService items;
+    private final ItemListing listing;
     private final int maxAgeSeconds;
 
-    ItemResource(ItemService items, FlashstockConfig config) {
+    ItemResource(ItemService items, ItemListing listing, FlashstockConfig config) {
         this.items = items;
+        this.listing = listing;
         this.maxAgeSeconds = (int) Math.min(1, config.availability().cacheTtl().toSeconds());
     }
 
@@ -100,6 +108,28 @@ public class ItemResource {
 
     private static RestResponse<ItemView> tagged(ItemView item) {
         return RestResponse.ResponseBuilder.ok(item).tag(item.etag()).build();
+    }
+
+    /**
+     * Items in sku order, {@code limit} (1-200, default 50) at a time after the sku {@code after}: 200
+     * {@code {"items":[...],"next":<cursor>|null}}, and {@code Link: <...>; rel="next"} while there is a next page.
+     */
+    @GET
+    @RolesAllowed({ Roles.ADMIN, Roles.SHOP, Roles.BUYER, Roles.PAYMENT })
+    @APIResponseSchema(value = ItemPage.class, responseDescription = "A page; while there is a next one, its URL in "
+            + "the Link header (rel=next)")
+    public Response list(
+            @RestQuery @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String after,
+            @RestQuery @Parameter(description = "Entries per page: 1 to " + InputRules.LIST_LIMIT_MAX + ", default "
+                    + InputRules.LIST_LIMIT_DEFAULT, schema = @Schema(type = SchemaType.INTEGER)) String limit) {
+        int count = InputRules.listLimit(limit);
+        ItemPage page = listing.list(after, count);
+        Response.ResponseBuilder response = Response.ok(page);
+        if (page.next() != null) {
+            response.link(UriBuilder.fromPath("/items").queryParam("after", page.next()).queryParam("limit", count)
+                    .build(), "next");
+        }
+        return response.build();
     }
 
     /**

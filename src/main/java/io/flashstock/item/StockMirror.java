@@ -96,6 +96,19 @@ public interface StockMirror {
     boolean persistPending(String id, boolean isPurchase);
 
     /**
+     * Makes every order of the item acknowledged so far land in MySQL now (write-behind), so that a listing of the
+     * item's orders read next has them all. Nothing to do where every acknowledged order is in MySQL already. Waits a
+     * bounded time for a relay round under way: then 503 {@code unavailable}.
+     */
+    void persistPendingOf(String sku);
+
+    /**
+     * How many acknowledged orders, of every item, may not be in MySQL yet (write-behind): what a listing of orders
+     * read from MySQL now may miss. 0 where every acknowledged order is in MySQL before its answer.
+     */
+    long pendingOrders();
+
+    /**
      * Inside the transaction that gave units of the item back in MySQL: the item's version to {@link #announce} after
      * the commit, or -1 when the mirror tells every pod itself once it applied the change (its scripts do).
      */

@@ -2,6 +2,8 @@ package io.flashstock.web;
 
 import java.time.Instant;
 
+import io.flashstock.error.FlashstockException;
+
 /**
  * The input rules of the REST contract, in one place. Identifier patterns also keep Redis key syntax
  * ({@code { } * :} and spaces) out of every key built from them.
@@ -17,10 +19,17 @@ public final class InputRules {
     /** An order id as issued: a lower-case UUID. */
     public static final String ORDER_ID = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
 
+    /** Entries of a listing page ({@code GET /items}, {@code GET /orders}): {@code limit} when it is not given. */
+    public static final int LIST_LIMIT_DEFAULT = 50;
+    /** The most entries one listing page may ask for. */
+    public static final int LIST_LIMIT_MAX = 200;
+
     public static final String SKU_MESSAGE =
             "must be 1-64 characters: letters, digits, '.', '_' or '-', starting with a letter or digit";
     public static final String USER_ID_MESSAGE = "must be 1-64 characters: letters, digits, '.', '_', '@' or '-'";
     public static final String IDEMPOTENCY_KEY_MESSAGE = "must be 1-64 printable ASCII characters";
+    public static final String ORDER_ID_MESSAGE = "must be an order id as issued: a lower-case UUID";
+    public static final String LIST_LIMIT_MESSAGE = "must be an integer from 1 to " + LIST_LIMIT_MAX;
 
     /**
      * The earliest sale-window instant ({@code startsAt}, {@code endsAt}): one second after the epoch, so that no
@@ -41,6 +50,24 @@ public final class InputRules {
     public static boolean saleInstant(Instant instant) {
         return instant == null
                 || !instant.isBefore(EARLIEST_SALE_INSTANT) && !instant.isAfter(LATEST_SALE_INSTANT);
+    }
+
+    /**
+     * A listing's {@code limit} query parameter: {@link #LIST_LIMIT_DEFAULT} when absent, else a decimal integer from 1
+     * to {@link #LIST_LIMIT_MAX}; anything else is 400 {@code invalid-request}. Read as text: a query parameter that
+     * JAX-RS cannot convert would be a 404.
+     */
+    public static int listLimit(String limit) {
+        if (limit == null) {
+            return LIST_LIMIT_DEFAULT;
+        }
+        if (limit.matches("^[0-9]{1,3}$")) {
+            int value = Integer.parseInt(limit);
+            if (value >= 1 && value <= LIST_LIMIT_MAX) {
+                return value;
+            }
+        }
+        throw FlashstockException.invalid("limit: " + LIST_LIMIT_MESSAGE);
     }
 
     private InputRules() {

@@ -83,6 +83,8 @@ public class ProblemDocumentation implements OASFilter {
      */
     static final Map<String, List<ProblemCode>> PROBLEMS = Map.ofEntries(
             Map.entry("POST /items", List.of(INVALID_REQUEST, ITEM_EXISTS, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE)),
+            Map.entry("GET /items", List.of(INVALID_REQUEST)),
+            Map.entry("GET /orders", List.of(INVALID_REQUEST)),
             Map.entry("GET /items/{sku}", List.of(INVALID_REQUEST, ITEM_NOT_FOUND)),
             Map.entry("GET /items/{sku}/availability", List.of(INVALID_REQUEST, ITEM_NOT_FOUND)),
             Map.entry("PUT /items/{sku}/sale",
@@ -133,6 +135,9 @@ public class ProblemDocumentation implements OASFilter {
     static final Map<ProblemCode, String> ANY_PATH = Map.of(NOT_FOUND, "/no-such-path",
             METHOD_NOT_ALLOWED, "/items/" + SKU);
 
+    /** The listings: their invalid requests are about the query ({@code limit}, the filters, the cursor). */
+    static final java.util.Set<String> LISTINGS = java.util.Set.of("GET /items", "GET /orders");
+
     /** Operations answering 201 Created (the generated document says 200): the schema of the body. */
     static final Map<String, String> CREATED = Map.of("POST /items", "ItemView", "POST /items/{sku}/purchases",
             "OrderView", "POST /purchases", "PurchaseView");
@@ -157,7 +162,7 @@ public class ProblemDocumentation implements OASFilter {
         Components components = openAPI.getComponents();
         components.addSchema(SCHEMA, problemSchema());
         ANY_PATH.forEach((code, instance) -> components.addResponse(responseName(code),
-                problemResponse(List.of(code), instance)));
+                problemResponse(List.of(code), null, instance)));
         if (openAPI.getPaths() == null || openAPI.getPaths().getPathItems() == null) {
             return;
         }
@@ -184,7 +189,7 @@ public class ProblemDocumentation implements OASFilter {
             problems.stream()
                     .collect(Collectors.groupingBy(ProblemCode::status, LinkedHashMap::new, Collectors.toList()))
                     .forEach((status, codes) -> responses.addAPIResponse(Integer.toString(status),
-                            problemResponse(codes, instance)));
+                            problemResponse(codes, key, instance)));
             responses.setAPIResponses(new TreeMap<>(responses.getAPIResponses())); // by status
         });
     }
@@ -196,11 +201,11 @@ public class ProblemDocumentation implements OASFilter {
                 .collect(Collectors.joining());
     }
 
-    /** An answer with status {@code codes' status}: one example per code. */
-    private APIResponse problemResponse(List<ProblemCode> codes, String instance) {
+    /** An answer with status {@code codes' status} of {@code operation} (null: any): one example per code. */
+    private APIResponse problemResponse(List<ProblemCode> codes, String operation, String instance) {
         MediaType media = OASFactory.createMediaType().schema(OASFactory.createSchema().ref(SCHEMA));
         for (ProblemCode code : codes) {
-            media.addExample(code.code(), example(code, instance));
+            media.addExample(code.code(), example(code, operation, instance));
         }
         APIResponse response = OASFactory.createAPIResponse()
                 .description(codes.stream().map(c -> "`" + c.code() + "` (" + c.title() + ")")
@@ -219,20 +224,21 @@ public class ProblemDocumentation implements OASFilter {
         return response;
     }
 
-    private Example example(ProblemCode code, String instance) {
+    private Example example(ProblemCode code, String operation, String instance) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("type", typePrefix + code.code());
         body.put("title", code.title());
         body.put("status", code.status());
-        body.put("detail", detail(code, instance));
+        body.put("detail", detail(code, operation, instance));
         body.put("instance", instance);
         return OASFactory.createExample().summary(code.title()).value(body);
     }
 
     /** A detail as the service writes it for {@code code} (see the services and {@link ProblemMapper}). */
-    private String detail(ProblemCode code, String instance) {
+    private String detail(ProblemCode code, String operation, String instance) {
         return switch (code) {
-            case INVALID_REQUEST -> instance.endsWith("/purchases")
+            case INVALID_REQUEST -> LISTINGS.contains(operation) ? "limit: " + InputRules.LIST_LIMIT_MESSAGE
+                    : instance.endsWith("/purchases")
                     ? "quantity: must be at most " + maxQuantity + " per purchase"
                     : instance.endsWith("/extend") ? "seconds: must be greater than or equal to 1"
                     : instance.endsWith("/stock") ? "stock: must be greater than or equal to 0"

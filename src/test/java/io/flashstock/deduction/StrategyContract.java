@@ -986,6 +986,78 @@ public abstract class StrategyContract extends CartContract {
         assertCounters(sku, 3, 3, 0, 0);
     }
 
+    // ---- listings --------------------------------------------------------------------------------------------------
+
+    /**
+     * {@code GET /orders?sku=} pages through the item's orders in id order, each exactly once, following {@code next}
+     * (and the Link header) until null, right after the 201s (write-behind: the listing persists the item's pending
+     * orders first); a buyer lists only its own, whatever {@code userId} it asks for; bad queries are 400.
+     */
+    @Test
+    void ordersArePagedInIdOrderAndABuyerListsOnlyItsOwn() {
+        String sku = newSku("list");
+        createItem(sku, 200, 0);
+        List<String> users = List.of(sku + "-a", sku + "-b", sku + "-c");
+        List<Reply> replies = Http.concurrently(120, 12, i -> Http.post("/items/" + sku + "/purchases",
+                "{\"userId\":\"" + users.get(i % 3) + "\",\"quantity\":1}").build());
+        assertEquals(Map.of(201, 120L), byStatus(replies), "answers");
+        List<String> bought = replies.stream().map(r -> JsonPath.from(r.body()).getString("orderId")).sorted().toList();
+
+        List<String> listed = new java.util.ArrayList<>();
+        String after = null;
+        int pages = 0;
+        do {
+            var request = given().queryParam("sku", sku).queryParam("limit", 50);
+            Response page = after == null ? request.get("/orders") : request.queryParam("after", after).get("/orders");
+            page.then().statusCode(200).body("pendingInRedis", equalTo(0));
+            List<String> ids = page.jsonPath().getList("orders.orderId");
+            after = page.jsonPath().getString("next");
+            if (after != null) {
+                assertEquals(ids.get(ids.size() - 1), after, "next is the page's last id");
+                String link = page.header("Link");
+                assertTrue(link != null && link.contains("after=" + after) && link.contains("sku=" + sku)
+                        && link.endsWith("rel=\"next\""), "Link: " + link);
+            } else {
+                assertEquals(null, page.header("Link"), "no Link on the last page");
+            }
+            listed.addAll(ids);
+            pages++;
+        } while (after != null && pages < 10);
+        assertEquals(bought, listed, "every order once, in id order");
+        assertEquals(3, pages, "50 + 50 + 20");
+
+        Response mine = io.restassured.RestAssured.given().port(Instances.nextPort())
+                .header("Authorization", Tokens.bearer(users.get(1), "buyer"))
+                .queryParam("sku", sku).queryParam("userId", users.get(0)).queryParam("limit", 200).get("/orders");
+        mine.then().statusCode(200).body("next", equalTo(null));
+        assertEquals(40, mine.jsonPath().getList("orders").size(), mine.asString());
+        assertEquals(Set.of(users.get(1)), Set.copyOf(mine.jsonPath().getList("orders.userId")), "a buyer's own");
+        given().queryParam("userId", users.get(2)).queryParam("status", "RESERVED").queryParam("limit", 200)
+                .get("/orders").then().statusCode(200).body("orders.size()", equalTo(40));
+
+        for (String query : List.of("limit=0", "limit=201", "limit=x", "status=PAID", "after=nope", "sku=bad%20sku")) {
+            assertProblem(given().get("/orders?" + query), 400, "invalid-request", "GET /orders?" + query);
+        }
+    }
+
+    /** {@code GET /items} pages in sku order from {@code after}; other tests' items share the table. */
+    @Test
+    void itemsArePagedInSkuOrder() {
+        String prefix = newSku("lst");
+        for (String suffix : List.of("c", "a", "b")) {
+            createItem(prefix + "-" + suffix, 5, 0);
+        }
+        Response first = given().queryParam("after", prefix).queryParam("limit", 2).get("/items");
+        first.then().statusCode(200).body("items.sku", equalTo(List.of(prefix + "-a", prefix + "-b")))
+                .body("items[0].stock", equalTo(5)).body("items[0].available", equalTo(5))
+                .body("next", equalTo(prefix + "-b"));
+        assertTrue(first.header("Link").contains("after=" + prefix + "-b"), first.header("Link"));
+        given().queryParam("after", prefix + "-b").queryParam("limit", 2).get("/items").then().statusCode(200)
+                .body("items[0].sku", equalTo(prefix + "-c"));
+        assertProblem(given().get("/items?limit=500"), 400, "invalid-request", "GET /items?limit=500");
+        assertProblem(given().get("/items?after=bad%20sku"), 400, "invalid-request", "GET /items?after=bad sku");
+    }
+
     protected static void assertProblem(Response response, int status, String code, String what) {
         response.then().statusCode(status);
         assertTrue(response.contentType().startsWith("application/problem+json"),

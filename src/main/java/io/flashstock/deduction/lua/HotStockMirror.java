@@ -292,6 +292,43 @@ public class HotStockMirror implements StockMirror {
         }
     }
 
+    /** Write-behind: the relay persists the item's stream now (write-through answers after MySQL has the order). */
+    @Override
+    public void persistPendingOf(String sku) {
+        if (settings.persistence() != FlashstockConfig.Persistence.WRITE_BEHIND) {
+            return;
+        }
+        try {
+            relay.drain(sku, LOOKUP_WAIT);
+        } catch (UnavailableException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new UnavailableException("Recent orders cannot be read now; try again.", e);
+        }
+    }
+
+    /**
+     * Write-behind: the entries in the streams of every item with work (an item with pending orders never leaves
+     * them), one XLEN each, after reading the items other pods announced (at most every
+     * {@link OrderRelay#REFRESH_AT_MOST_EVERY}). An entry persisted but not yet removed counts too: never too few.
+     */
+    @Override
+    public long pendingOrders() {
+        if (settings.persistence() != FlashstockConfig.Persistence.WRITE_BEHIND) {
+            return 0;
+        }
+        try {
+            items.refreshIfDue(OrderRelay.REFRESH_AT_MOST_EVERY);
+            long pending = 0;
+            for (String sku : items.all()) {
+                pending += stream.length(sku);
+            }
+            return pending;
+        } catch (RuntimeException e) {
+            throw new UnavailableException("Recent orders cannot be counted now; try again.", e);
+        }
+    }
+
     /** The scripts that apply the event publish the units-back message themselves ({@link #apply}). */
     @Override
     public long returnedAtVersion(String sku) {

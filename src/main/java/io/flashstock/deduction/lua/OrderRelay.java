@@ -143,14 +143,7 @@ public class OrderRelay {
         if (candidates.isEmpty()) {
             return Set.of();
         }
-        try {
-            if (!rounds.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new UnavailableException("Recent orders cannot be read now; try again.");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new UnavailableException("Recent orders cannot be read now; try again.", e);
-        }
+        lockRounds(wait);
         try {
             for (String sku : candidates) {
                 item(sku, true, new long[3]);
@@ -158,6 +151,35 @@ public class OrderRelay {
             return Set.copyOf(candidates);
         } finally {
             rounds.unlock();
+        }
+    }
+
+    /**
+     * {@link #drain(String)} for a reader (a listing of the item's orders), waiting at most {@code wait} for a relay
+     * round under way. An item with an empty stream (or none: an unknown sku) costs one XLEN and no lock.
+     *
+     * @throws UnavailableException when a round did not finish within {@code wait}
+     */
+    public void drain(String sku, java.time.Duration wait) {
+        if (stream.isEmpty(sku)) {
+            return;
+        }
+        lockRounds(wait);
+        try {
+            item(sku, true, new long[3]);
+        } finally {
+            rounds.unlock();
+        }
+    }
+
+    private void lockRounds(java.time.Duration wait) {
+        try {
+            if (!rounds.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new UnavailableException("Recent orders cannot be read now; try again.");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UnavailableException("Recent orders cannot be read now; try again.", e);
         }
     }
 

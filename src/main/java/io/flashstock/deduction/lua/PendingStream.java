@@ -66,7 +66,12 @@ public class PendingStream {
 
     /** Whether the item has no pending entry (also when it has no stream). */
     public boolean isEmpty(String sku) {
-        return redis.stream(String.class).xlen(RedisKeys.orders(sku)) == 0;
+        return length(sku) == 0;
+    }
+
+    /** How many of the item's orders are in its stream: acknowledged (or being decided), maybe not in MySQL yet. */
+    public long length(String sku) {
+        return redis.stream(String.class).xlen(RedisKeys.orders(sku));
     }
 
     /** Whether the item holds {@code orderId} as a RESERVED order (acknowledged, maybe not in MySQL yet). */
