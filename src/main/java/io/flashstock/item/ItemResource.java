@@ -2,6 +2,7 @@ package io.flashstock.item;
 
 import java.net.URI;
 
+import io.flashstock.access.Caller;
 import io.flashstock.access.Roles;
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.web.InputRules;
@@ -37,11 +38,13 @@ public class ItemResource {
 
     private final ItemService items;
     private final ItemListing listing;
+    private final Caller caller;
     private final int maxAgeSeconds;
 
-    ItemResource(ItemService items, ItemListing listing, FlashstockConfig config) {
+    ItemResource(ItemService items, ItemListing listing, Caller caller, FlashstockConfig config) {
         this.items = items;
         this.listing = listing;
+        this.caller = caller;
         this.maxAgeSeconds = (int) Math.min(1, config.availability().cacheTtl().toSeconds());
     }
 
@@ -50,7 +53,7 @@ public class ItemResource {
     @RolesAllowed(Roles.ADMIN)
     @Consumes(MediaType.APPLICATION_JSON)
     public Response create(@NotNull(message = "a JSON body is required") @Valid CreateItemRequest request) {
-        ItemView item = items.create(request);
+        ItemView item = items.create(request, caller.actor());
         return Response.created(URI.create("/items/" + item.sku())).entity(item).build();
     }
 
@@ -75,7 +78,7 @@ public class ItemResource {
             @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
             @RestHeader(IfMatch.HEADER) String ifMatch,
             @NotNull(message = "a JSON body is required") @Valid SaleRequest request) {
-        return tagged(items.setSale(sku, request.window(), IfMatch.parse(ifMatch)));
+        return tagged(items.setSale(sku, request.window(), IfMatch.parse(ifMatch), caller.actor()));
     }
 
     /**
@@ -90,7 +93,7 @@ public class ItemResource {
             @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
             @RestHeader(IfMatch.HEADER) String ifMatch,
             @NotNull(message = "a JSON body is required") @Valid SetStockRequest request) {
-        return tagged(items.setStock(sku, request.stock(), IfMatch.parse(ifMatch)));
+        return tagged(items.setStock(sku, request.stock(), IfMatch.parse(ifMatch), caller.actor()));
     }
 
     /**
@@ -103,7 +106,7 @@ public class ItemResource {
     public RestResponse<ItemView> retire(
             @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
             @RestHeader(IfMatch.HEADER) String ifMatch) {
-        return tagged(items.retire(sku, IfMatch.parse(ifMatch)));
+        return tagged(items.retire(sku, IfMatch.parse(ifMatch), caller.actor()));
     }
 
     private static RestResponse<ItemView> tagged(ItemView item) {
@@ -163,7 +166,7 @@ public class ItemResource {
             @RestHeader(InputRules.IDEMPOTENCY_KEY_HEADER) @Pattern(regexp = InputRules.IDEMPOTENCY_KEY,
                     message = InputRules.IDEMPOTENCY_KEY_MESSAGE) String idempotencyKey,
             @NotNull(message = "a JSON body is required") @Valid RestockRequest request) {
-        ItemService.RestockOutcome outcome = items.restock(sku, request.quantity(), idempotencyKey);
+        ItemService.RestockOutcome outcome = items.restock(sku, request.quantity(), idempotencyKey, caller.actor());
         Response.ResponseBuilder response = Response.ok(outcome.item());
         if (outcome.replayed()) {
             response.header(InputRules.REPLAYED_HEADER, "true");
