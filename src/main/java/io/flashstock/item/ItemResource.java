@@ -6,6 +6,7 @@ import io.flashstock.access.Caller;
 import io.flashstock.access.Roles;
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.web.InputRules;
+import io.flashstock.web.PageLinks;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
@@ -38,12 +39,15 @@ public class ItemResource {
 
     private final ItemService items;
     private final ItemListing listing;
+    private final MovementListing movements;
     private final Caller caller;
     private final int maxAgeSeconds;
 
-    ItemResource(ItemService items, ItemListing listing, Caller caller, FlashstockConfig config) {
+    ItemResource(ItemService items, ItemListing listing, MovementListing movements, Caller caller,
+            FlashstockConfig config) {
         this.items = items;
         this.listing = listing;
+        this.movements = movements;
         this.caller = caller;
         this.maxAgeSeconds = (int) Math.min(1, config.availability().cacheTtl().toSeconds());
     }
@@ -127,12 +131,29 @@ public class ItemResource {
                     + InputRules.LIST_LIMIT_DEFAULT, schema = @Schema(type = SchemaType.INTEGER)) String limit) {
         int count = InputRules.listLimit(limit);
         ItemPage page = listing.list(after, count);
-        Response.ResponseBuilder response = Response.ok(page);
-        if (page.next() != null) {
-            response.link(UriBuilder.fromPath("/items").queryParam("after", page.next()).queryParam("limit", count)
-                    .build(), "next");
-        }
-        return response.build();
+        return PageLinks.page(page, page.next(), UriBuilder.fromPath("/items"), count);
+    }
+
+    /**
+     * The item's movement ledger in id (append) order, {@code limit} (1-200, default 50) at a time after the movement
+     * id {@code after}: 200 {@code {"movements":[...],"next":<cursor>|null}}, and {@code Link: <...>; rel="next"}
+     * while there is a next page; 404 for an unknown item.
+     */
+    @GET
+    @Path("/{sku}/movements")
+    @RolesAllowed(Roles.ADMIN)
+    @APIResponseSchema(value = MovementPage.class, responseDescription = "A page; while there is a next one, its URL "
+            + "in the Link header (rel=next)")
+    public Response movements(
+            @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
+            @RestQuery @Pattern(regexp = InputRules.MOVEMENT_ID, message = InputRules.MOVEMENT_ID_MESSAGE)
+            @Parameter(description = "The cursor: the last movement id of the previous page") String after,
+            @RestQuery @Parameter(description = "Entries per page: 1 to " + InputRules.LIST_LIMIT_MAX + ", default "
+                    + InputRules.LIST_LIMIT_DEFAULT, schema = @Schema(type = SchemaType.INTEGER)) String limit) {
+        int count = InputRules.listLimit(limit);
+        MovementPage page = movements.list(sku, after == null ? 0 : Long.parseLong(after), count);
+        return PageLinks.page(page, page.next(), UriBuilder.fromPath("/items/{sku}/movements").resolveTemplate("sku",
+                sku), count);
     }
 
     /**
