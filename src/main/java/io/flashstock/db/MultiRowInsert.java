@@ -36,8 +36,15 @@ public final class MultiRowInsert<T> {
      * @param binder how a row's values fill its placeholders
      */
     public MultiRowInsert(String head, String row, Binder<T> binder) {
+        this(head, row, "", binder);
+    }
+
+    /**
+     * @param tail what follows the rows, {@code  ON DUPLICATE KEY UPDATE ...}
+     */
+    public MultiRowInsert(String head, String row, String tail, Binder<T> binder) {
         for (int i = 0; i < statements.length; i++) {
-            statements[i] = head + String.join(",", Collections.nCopies(1 << i, row));
+            statements[i] = head + String.join(",", Collections.nCopies(1 << i, row)) + tail;
         }
         this.binder = binder;
     }

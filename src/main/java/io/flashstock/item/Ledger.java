@@ -23,6 +23,8 @@ public final class Ledger {
 
     /** The actor of what no caller asked for: the expiry job, the write-behind relay, a reconcile. */
     public static final String SYSTEM = "system";
+    /** The event publisher's buckets ({@code event_bucket}): an item's is {@code CRC32(sku) % 64}. */
+    public static final int EVENT_BUCKETS = 64;
     private static final int ACTOR_LENGTH = 64;
 
     private Ledger() {
@@ -31,7 +33,8 @@ public final class Ledger {
     /** What moved the counters; {@link #wire} is the {@code kind} column and the API's value. */
     public enum Kind {
         CREATED("created"), RESTOCK("restock"), STOCK_SET("stock-set"), RESERVE("reserve"), CONFIRM("confirm"),
-        CANCEL("cancel"), EXPIRE("expire"), RETIRE("retire"), SALE_WINDOW("sale-window"), CORRECTION("correction");
+        CANCEL("cancel"), EXPIRE("expire"), EXTEND("extend"), RETIRE("retire"), SALE_WINDOW("sale-window"),
+        CORRECTION("correction");
 
         public final String wire;
 
@@ -100,8 +103,27 @@ public final class Ledger {
         }
     }
 
-    /** Appends {@code entries} on {@code connection}: for writers already in a JDBC connection of the transaction. */
+    /**
+     * Marks an item as having movements to publish as events ({@code V12__event_outbox.sql}): one row per item,
+     * counted up by every write, in the change's transaction, under the item's row lock the change already holds.
+     */
+    private static final MultiRowInsert<String> PENDING = new MultiRowInsert<>(
+            "INSERT INTO event_pending (sku, bucket) VALUES ", "(?, CRC32(?) % " + EVENT_BUCKETS + ")",
+            " ON DUPLICATE KEY UPDATE touched = touched + 1", (statement, column, sku) -> {
+                statement.setString(++column, sku);
+                statement.setString(++column, sku);
+                return column;
+            });
+
+    /**
+     * Appends {@code entries} on {@code connection}: for writers already in a JDBC connection of the transaction.
+     * Their items are first marked for the event publisher, in sku order (as every multi-item change locks its items,
+     * so two never wait for each other in a circle). The mark's row lock, held to the commit, comes before the rows
+     * get their ids: two changes of one item take their ids in the order they commit, so the publisher, which
+     * follows an item's movements by id, never passes one that commits later with a smaller id.
+     */
     public static void write(Connection connection, List<Entry> entries) throws SQLException {
+        PENDING.insert(connection, entries.stream().map(Entry::sku).distinct().sorted().toList());
         INSERT.insert(connection, entries);
     }
 

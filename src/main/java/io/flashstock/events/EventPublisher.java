@@ -1,0 +1,212 @@
+package io.flashstock.events;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.flashstock.config.FlashstockConfig;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import org.jboss.logging.Logger;
+
+/**
+ * Publishes the ledger's movements as sale events (docs/events.md), at least once and in order per item, from any
+ * number of pods. A round, in one transaction: lock a few buckets of items no other pod holds
+ * ({@code FOR UPDATE SKIP LOCKED}), read their pending items' movements after each item's cursor, send their events
+ * and wait for the broker's acknowledgements, then move each item's cursor over what was acknowledged and drop its
+ * pending mark if nothing was written since. A pod that dies mid-round loses its locks with its connection; the
+ * next holder sends again from the cursor, with the same event ids. Purchases never wait for any of it.
+ */
+@ApplicationScoped
+public class EventPublisher {
+
+    private static final Logger LOG = Logger.getLogger(EventPublisher.class);
+    /** Buckets one round locks at most: a pod takes a share, and the others find the rest. */
+    private static final int BUCKETS_PER_ROUND = 8;
+    /** Rounds one scheduled run makes at most while there is work, before it yields to the next run. */
+    private static final int ROUNDS_PER_RUN = 20;
+
+    private final OutboxStore store;
+    private final SaleEvents events;
+    private final Instance<Delivery> delivery;
+    private final FlashstockConfig.Events settings;
+    private final Counter published;
+    private final Counter failed;
+    private final AtomicLong backlog = new AtomicLong();
+    private final AtomicLong lagMillis = new AtomicLong();
+    /** After a round the broker did not acknowledge, rounds wait until then (doubling pause, at most 30 s). */
+    private volatile long pausedUntilNanos;
+    private volatile long pauseNanos;
+
+    EventPublisher(OutboxStore store, SaleEvents events, Instance<Delivery> delivery, FlashstockConfig config,
+            MeterRegistry registry) {
+        this.store = store;
+        this.events = events;
+        this.delivery = delivery;
+        this.settings = config.events();
+        this.published = Counter.builder("flashstock.events.published")
+                .description("Sale events the broker acknowledged (a redelivered one counts again)").register(registry);
+        this.failed = Counter.builder("flashstock.events.failed")
+                .description("Sale events the broker did not acknowledge in time; sent again later").register(registry);
+        Gauge.builder("flashstock.events.backlog", backlog, AtomicLong::get)
+                .description("Movements of the ledger not published as events yet").register(registry);
+        Gauge.builder("flashstock.events.lag.seconds", lagMillis, v -> v.get() / 1000.0)
+                .description("Age of the oldest movement not published yet (0: none)").register(registry);
+        Gauge.builder("flashstock.events.backlog.over.limit", this, p -> p.backlog.get() > p.settings.maxBacklog()
+                ? 1 : 0).description("1 while the backlog is over flashstock.events.max-backlog").register(registry);
+    }
+
+    /** Whether this pod publishes: events on and a broker configured. */
+    boolean on() {
+        return settings.enabled() && delivery.isResolvable();
+    }
+
+    @Scheduled(identity = "event-publisher", every = "${flashstock.events.interval:200ms}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void run() {
+        if (!on() || System.nanoTime() < pausedUntilNanos) {
+            return;
+        }
+        try {
+            for (int round = 0; round < ROUNDS_PER_RUN && publishRound(); round++) {
+                // more work was there: go on
+            }
+        } catch (RuntimeException e) {
+            LOG.warnf("Event publishing failed; the next run retries: %s", e.toString());
+            pause();
+        }
+    }
+
+    @Scheduled(identity = "event-backlog", every = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void measure() {
+        try {
+            OutboxStore.Backlog now = QuarkusTransaction.requiringNew().call(store::backlog);
+            backlog.set(now.movements());
+            lagMillis.set(now.oldest() == null ? 0 : Math.max(0, Duration.between(now.oldest(), Instant.now())
+                    .toMillis()));
+        } catch (RuntimeException e) {
+            LOG.debugf("Event backlog not measured: %s", e.toString());
+        }
+    }
+
+    /** The backlog as last measured: for the health data. */
+    public long backlog() {
+        return backlog.get();
+    }
+
+    /**
+     * One round. Answers whether it found a full round of work (another round should follow at once). Public for the
+     * tests, which drive rounds themselves.
+     */
+    public boolean publishRound() {
+        List<Integer> candidates = new ArrayList<>(QuarkusTransaction.requiringNew().call(store::bucketsWithWork));
+        if (candidates.isEmpty()) {
+            return false;
+        }
+        Collections.shuffle(candidates); // pods start from different buckets
+        List<Integer> wanted = candidates.subList(0, Math.min(BUCKETS_PER_ROUND, candidates.size()));
+        Duration bound = settings.deliveryTimeout();
+        return QuarkusTransaction.requiringNew().timeout((int) bound.toSeconds() + 15).call(() -> {
+            List<Integer> locked = store.lock(wanted);
+            if (locked.isEmpty()) {
+                return false;
+            }
+            List<OutboxStore.Pending> pending = store.pending(locked, settings.batchSize());
+            Map<OutboxStore.Pending, ItemRound> rounds = new LinkedHashMap<>();
+            List<SaleEvent> outgoing = new ArrayList<>();
+            for (OutboxStore.Pending item : pending) {
+                ItemRound round = read(item, outgoing.size());
+                rounds.put(item, round);
+                outgoing.addAll(round.events);
+            }
+            boolean[] acked = outgoing.isEmpty() ? new boolean[0] : delivery.get().deliver(outgoing, bound);
+            boolean allAcked = true;
+            for (Map.Entry<OutboxStore.Pending, ItemRound> entry : rounds.entrySet()) {
+                allAcked &= settle(entry.getKey(), entry.getValue(), acked);
+            }
+            if (!allAcked) {
+                pause();
+            } else {
+                pauseNanos = 0;
+            }
+            return allAcked && (pending.size() >= settings.batchSize() || locked.size() < candidates.size());
+        });
+    }
+
+    /** What one item sends this round: its movements after the cursor, their events, and the cursor after each. */
+    private ItemRound read(OutboxStore.Pending item, int firstEvent) {
+        OutboxStore.Cursor cursor = store.cursor(item.sku());
+        List<OutboxMovement> movements = store.movements(item.sku(), cursor.movementId(), settings.batchSize());
+        ItemRound round = new ItemRound(firstEvent, movements.size() < settings.batchSize());
+        ItemCounters counters = cursor.counters();
+        for (OutboxMovement movement : movements) {
+            ItemCounters after = counters.after(movement);
+            round.events.addAll(events.of(movement, counters, after));
+            round.cursors.add(new OutboxStore.Cursor(movement.id(), after));
+            round.lastEventOf.add(firstEvent + round.events.size()); // exclusive end of this movement's events
+            counters = after;
+        }
+        return round;
+    }
+
+    /**
+     * Moves the item's cursor over its movements whose events were all acknowledged, up to the first that was not
+     * (what follows it is sent again, in order, next time), and drops its pending mark when it got through
+     * everything it read. Answers whether everything was acknowledged.
+     */
+    private boolean settle(OutboxStore.Pending item, ItemRound round, boolean[] acked) {
+        int done = 0;
+        int event = round.firstEvent;
+        for (int i = 0; i < round.cursors.size(); i++) {
+            boolean all = true;
+            for (; event < round.lastEventOf.get(i); event++) {
+                all &= acked[event];
+            }
+            if (!all) {
+                break;
+            }
+            done++;
+        }
+        int sent = done == 0 ? 0 : round.lastEventOf.get(done - 1) - round.firstEvent;
+        published.increment(sent);
+        failed.increment(round.events.size() - sent);
+        if (done > 0) {
+            store.advance(item.sku(), round.cursors.get(done - 1));
+        }
+        if (done == round.cursors.size() && round.readAll) {
+            store.release(item);
+        }
+        return done == round.cursors.size();
+    }
+
+    private void pause() {
+        long next = pauseNanos == 0 ? Duration.ofSeconds(1).toNanos()
+                : Math.min(pauseNanos * 2, Duration.ofSeconds(30).toNanos());
+        pauseNanos = next;
+        pausedUntilNanos = System.nanoTime() + next;
+    }
+
+    /** One item's part of a round. */
+    private static final class ItemRound {
+        final int firstEvent;
+        final boolean readAll;
+        final List<SaleEvent> events = new ArrayList<>();
+        final List<OutboxStore.Cursor> cursors = new ArrayList<>();
+        final List<Integer> lastEventOf = new ArrayList<>();
+
+        ItemRound(int firstEvent, boolean readAll) {
+            this.firstEvent = firstEvent;
+            this.readAll = readAll;
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package io.flashstock.events;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+
+/**
+ * The outbox's tables ({@code V12__event_outbox.sql}) and the ledger, as the publisher reads and moves them. Every
+ * method runs in the caller's transaction (READ COMMITTED: each statement sees what was committed before it).
+ */
+@ApplicationScoped
+class OutboxStore {
+
+    /** An item with movements that may not be published yet, and its count of ledger writes when read. */
+    record Pending(String sku, long touched) {
+    }
+
+    /** Where an item's publishing stands: the last movement published, and the counters right after it. */
+    record Cursor(long movementId, ItemCounters counters) {
+        static final Cursor START = new Cursor(0, ItemCounters.NONE);
+    }
+
+    private final EntityManager em;
+
+    OutboxStore(EntityManager em) {
+        this.em = em;
+    }
+
+    /** The buckets that have pending items (no lock). */
+    List<Integer> bucketsWithWork() {
+        return em.createNativeQuery("SELECT DISTINCT bucket FROM event_pending").getResultList().stream()
+                .map(b -> ((Number) b).intValue()).toList();
+    }
+
+    /**
+     * Locks those of {@code buckets} no other publisher holds, until the transaction ends, and answers them: what makes
+     * one pod at a time publish an item's events.
+     */
+    List<Integer> lock(Collection<Integer> buckets) {
+        return em.createNativeQuery("SELECT bucket FROM event_bucket WHERE bucket IN (:buckets) ORDER BY bucket"
+                + " FOR UPDATE SKIP LOCKED").setParameter("buckets", buckets).getResultList().stream()
+                .map(b -> ((Number) b).intValue()).toList();
+    }
+
+    /** Up to {@code limit} pending items of the locked {@code buckets}, by sku. */
+    List<Pending> pending(Collection<Integer> buckets, int limit) {
+        List<Pending> pending = new ArrayList<>();
+        for (Object row : em.createNativeQuery("SELECT sku, touched FROM event_pending WHERE bucket IN (:buckets)"
+                + " ORDER BY sku LIMIT :limit").setParameter("buckets", buckets).setParameter("limit", limit)
+                .getResultList()) {
+            Object[] columns = (Object[]) row;
+            pending.add(new Pending((String) columns[0], ((Number) columns[1]).longValue()));
+        }
+        return pending;
+    }
+
+    Cursor cursor(String sku) {
+        List<?> rows = em.createNativeQuery("SELECT movement_id, stock, available, reserved, sold FROM event_cursor"
+                + " WHERE sku = :sku").setParameter("sku", sku).getResultList();
+        if (rows.isEmpty()) {
+            return Cursor.START;
+        }
+        Object[] row = (Object[]) rows.get(0);
+        return new Cursor(number(row[0]), new ItemCounters((int) number(row[1]), (int) number(row[2]),
+                (int) number(row[3]), (int) number(row[4])));
+    }
+
+    /** The item's movements after {@code afterId}, oldest first, at most {@code limit}, with their orders' details. */
+    List<OutboxMovement> movements(String sku, long afterId, int limit) {
+        List<OutboxMovement> movements = new ArrayList<>();
+        for (Object row : em.createNativeQuery("SELECT m.id, m.kind, m.stock_delta, m.available_delta,"
+                + " m.reserved_delta, m.sold_delta, m.order_id, m.purchase_id, m.actor, " + utc("m.created_at")
+                + ", o.user_id, o.quantity, " + utc("o.expires_at") + " FROM movement m LEFT JOIN purchase_order o ON o.id = m.order_id"
+                + " AND m.kind IN ('reserve', 'confirm', 'cancel', 'expire', 'extend')"
+                + " WHERE m.sku = :sku AND m.id > :after ORDER BY m.id LIMIT :limit")
+                .setParameter("sku", sku).setParameter("after", afterId).setParameter("limit", limit)
+                .getResultList()) {
+            Object[] c = (Object[]) row;
+            movements.add(new OutboxMovement(number(c[0]), sku, (String) c[1], (int) number(c[2]),
+                    (int) number(c[3]), (int) number(c[4]), (int) number(c[5]), (String) c[6], (String) c[7],
+                    (String) c[8], instant(c[9]), (String) c[10], c[11] == null ? null : (int) number(c[11]),
+                    instant(c[12])));
+        }
+        return movements;
+    }
+
+    /** Records that the item's events up to {@code cursor} were acknowledged by the broker. */
+    void advance(String sku, Cursor cursor) {
+        ItemCounters c = cursor.counters();
+        em.createNativeQuery("INSERT INTO event_cursor (sku, movement_id, stock, available, reserved, sold)"
+                + " VALUES (:sku, :id, :stock, :available, :reserved, :sold) ON DUPLICATE KEY UPDATE"
+                + " movement_id = VALUES(movement_id), stock = VALUES(stock), available = VALUES(available),"
+                + " reserved = VALUES(reserved), sold = VALUES(sold)")
+                .setParameter("sku", sku).setParameter("id", cursor.movementId()).setParameter("stock", c.stock())
+                .setParameter("available", c.available()).setParameter("reserved", c.reserved())
+                .setParameter("sold", c.sold()).executeUpdate();
+    }
+
+    /**
+     * Drops the item's pending mark if no ledger write touched it since it was read: a write that came in between
+     * counted {@code touched} up, and keeps the mark for the next round.
+     */
+    void release(Pending pending) {
+        em.createNativeQuery("DELETE FROM event_pending WHERE sku = :sku AND touched = :touched")
+                .setParameter("sku", pending.sku()).setParameter("touched", pending.touched()).executeUpdate();
+    }
+
+    /** Unpublished movements and the time of the oldest, over every pending item (for metrics; not locking). */
+    Backlog backlog() {
+        Object[] row = (Object[]) em.createNativeQuery("SELECT COUNT(m.id), " + utc("MIN(m.created_at)")
+                + " FROM event_pending p"
+                + " JOIN movement m ON m.sku = p.sku AND m.id > COALESCE((SELECT c.movement_id FROM event_cursor c"
+                + " WHERE c.sku = p.sku), 0)").getSingleResult();
+        return new Backlog(number(row[0]), row[1] == null ? null : instant(row[1]));
+    }
+
+    record Backlog(long movements, Instant oldest) {
+    }
+
+    private static long number(Object value) {
+        return ((Number) value).longValue();
+    }
+
+    /**
+     * A DATETIME column as ISO-8601 text in UTC: the columns hold UTC wall time (the session's time zone is UTC), and
+     * text keeps the driver's and Hibernate's own time-zone conversions of native results out of it.
+     */
+    private static String utc(String column) {
+        return "CONCAT(REPLACE(" + column + ", ' ', 'T'), 'Z')";
+    }
+
+    private static Instant instant(Object value) {
+        return value == null ? null : Instant.parse((String) value);
+    }
+}

@@ -1,0 +1,94 @@
+package io.flashstock.events;
+
+import static io.flashstock.testsupport.Api.given;
+import static io.flashstock.testsupport.Shop.buy;
+import static io.flashstock.testsupport.Shop.createItem;
+import static io.flashstock.testsupport.Shop.newSku;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashSet;
+import java.util.List;
+
+import io.flashstock.deduction.StrategyProfiles;
+import io.flashstock.testsupport.LocalServersResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.path.json.JsonPath;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The publisher against MySQL, with a recording broker: every movement of an item becomes its event, in the order
+ * the movements happened, once; a sell-out and units coming back are told; an event the broker did not acknowledge
+ * is sent again with the same id, and nothing after it is published before it.
+ */
+@QuarkusTest
+@TestProfile(StrategyProfiles.DbOptimistic.class)
+@WithTestResource(LocalServersResource.class)
+class EventPublisherTest {
+
+    @Inject
+    EventPublisher publisher;
+    @Inject
+    RecordingDelivery broker;
+
+    @Test
+    void everyMovementIsPublishedOnceInOrder() {
+        String sku = newSku("ev");
+        broker.watch(sku);
+        createItem(sku, 3, 0);
+        String first = buy(sku, "ev-1", 1);
+        String second = buy(sku, "ev-2", 1);
+        String third = buy(sku, "ev-3", 1);
+        given().post("/orders/" + second + "/cancel").then().statusCode(200);
+        given().post("/orders/" + first + "/confirm").then().statusCode(200);
+        drain();
+
+        List<SaleEvent> events = broker.of(sku);
+        assertEquals(List.of("item.created", "order.reserved", "order.reserved", "order.reserved", "item.sold-out",
+                "order.cancelled", "item.units-back", "order.confirmed"), events.stream().map(SaleEvent::type)
+                .toList());
+        assertEquals(events.size(), new HashSet<>(events.stream().map(SaleEvent::id).toList()).size(), "ids unique");
+        JsonPath reserved = JsonPath.from(events.get(3).json());
+        assertEquals("1.0", reserved.getString("specversion"));
+        assertEquals(third, reserved.getString("subject"));
+        assertEquals(third, reserved.getString("data.orderId"));
+        assertEquals("ev-3", reserved.getString("data.userId"));
+        assertEquals(1, reserved.getInt("data.quantity"));
+        JsonPath soldOut = JsonPath.from(events.get(4).json());
+        assertEquals(sku, soldOut.getString("subject"));
+        assertEquals(0, soldOut.getInt("data.available"));
+        assertEquals(3, soldOut.getInt("data.reserved"));
+        assertEquals(1, JsonPath.from(events.get(6).json()).getInt("data.available"));
+
+        drain();
+        assertEquals(events, broker.of(sku), "nothing is published twice");
+    }
+
+    @Test
+    void anUnacknowledgedEventIsSentAgainWithItsIdBeforeWhatFollows() {
+        String sku = newSku("ev-nack");
+        broker.watch(sku);
+        createItem(sku, 5, 0);
+        drain();
+        buy(sku, "nack-1", 1);
+        buy(sku, "nack-2", 1);
+        broker.refuseNext(1); // the first reserve is lost: neither it nor the second may count as published
+        publisher.publishRound();
+        assertEquals(List.of("item.created"), broker.of(sku).stream().map(SaleEvent::type).toList());
+        drain();
+        List<SaleEvent> events = broker.of(sku);
+        assertEquals(List.of("item.created", "order.reserved", "order.reserved"),
+                events.stream().map(SaleEvent::type).toList());
+        assertTrue(Long.parseLong(events.get(1).id()) < Long.parseLong(events.get(2).id()), "in order");
+    }
+
+    /** Rounds until the publisher finds nothing to do (the scheduled runs may take part: they share the locks). */
+    private void drain() {
+        for (int i = 0; i < 50; i++) {
+            publisher.publishRound();
+        }
+    }
+}
