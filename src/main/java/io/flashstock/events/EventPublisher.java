@@ -99,9 +99,13 @@ public class EventPublisher {
         }
     }
 
-    /** The backlog as last measured: for the health data. */
-    public long backlog() {
-        return backlog.get();
+    /** Where publishing stands, as last measured: for the readiness data. */
+    public record Status(boolean publishing, long backlog, long lagSeconds, boolean overMaxBacklog) {
+    }
+
+    public Status status() {
+        long movements = backlog.get();
+        return new Status(on(), movements, lagMillis.get() / 1000, movements > settings.maxBacklog());
     }
 
     /**

@@ -60,6 +60,7 @@ class LayoutTest {
         layer("access").mayUse("config", "error", "support", "web").check(classes);
         layer("item").mayUse("config", "error", "support", "db", "redis", "web", "access").check(classes);
         layer("order").mayUse("config", "error", "support", "db", "redis", "web", "access", "item").check(classes);
+        layer("events").mayUse("config", "error", "support", "db", "item", "order").check(classes);
         layer("deduction").mayUse("config", "error", "support", "db", "redis", "web", "access", "item", "order")
                 .check(classes);
     }
@@ -71,7 +72,8 @@ class LayoutTest {
      */
     @Test
     void entryPointsSitOnTop() {
-        String[] below = { "config", "error", "support", "db", "redis", "web", "access", "item", "order", "deduction" };
+        String[] below = { "config", "error", "support", "db", "redis", "web", "access", "item", "order", "deduction",
+                "events" };
         for (String entry : ENTRY_POINTS) {
             layer(entry).mayUse(below).check(classes);
             noClasses().that().resideInAPackage(ROOT + "." + entry + "..")
