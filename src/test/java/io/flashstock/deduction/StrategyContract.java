@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  * by a subclass that selects it with a test profile, and again against the packaged jar by its {@code *IT}.
  * Concurrency cases assert exact counts, in the answers and in MySQL.
  */
-public abstract class StrategyContract extends CartContract {
+public abstract class StrategyContract extends LedgerContract {
 
     protected static final int BUYERS = 400;
     protected static final int STOCK = 100;
@@ -495,19 +495,6 @@ public abstract class StrategyContract extends CartContract {
         assertCounters(sku, 4, 3, 1, 0);
     }
 
-    protected static void awaitStatus(String orderId, String status) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + 15_000;
-        String seen = null;
-        while (System.currentTimeMillis() < deadline) {
-            seen = given().get("/orders/" + orderId).then().statusCode(200).extract().path("status");
-            if (status.equals(seen)) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        assertEquals(status, seen, "status of " + orderId + " within 15 s");
-    }
-
     // ---- Stock control: set stock and retire, guarded by the item's version (If-Match) ------------------------------
 
     @Test
@@ -629,20 +616,6 @@ public abstract class StrategyContract extends CartContract {
         assertTrue(stock >= bought, "stock " + stock + " below the " + bought + " units bought");
         assertCounters(sku, stock, stock - (int) bought, (int) bought, 0);
         assertEquals(bought, Db.orderCount(sku), "an order per 201");
-    }
-
-    private static String etag(String sku) {
-        Response read = given().get("/items/" + sku);
-        read.then().statusCode(200);
-        return read.header("ETag");
-    }
-
-    private static Response setStock(String sku, int stock, String ifMatch) {
-        var request = given().contentType(ContentType.JSON).body("{\"stock\":" + stock + "}");
-        if (ifMatch != null) {
-            request.header("If-Match", ifMatch);
-        }
-        return request.put("/items/" + sku + "/stock");
     }
 
     // ---- bad input: 4xx problem+json, nothing changed ---------------------------------------------------------------
