@@ -69,6 +69,11 @@ public final class Ledger {
             return new Entry(sku, kind, delta, delta, 0, 0, ref, null, actor, at);
         }
 
+        /** A reservation that now expires later: no counter moves. */
+        public static Entry extend(String sku, String orderId, String purchaseId, String actor, Instant at) {
+            return new Entry(sku, Kind.EXTEND, 0, 0, 0, 0, orderId, purchaseId, actor, at);
+        }
+
         /** An admin action that moved no counter (sale-window, retire): every delta 0. */
         public static Entry mark(String sku, Kind kind, String actor, Instant at) {
             return new Entry(sku, kind, 0, 0, 0, 0, null, null, actor, at);

@@ -10,6 +10,7 @@ import io.flashstock.db.ConflictRetry;
 import io.flashstock.db.LostCommit;
 import io.flashstock.db.LostCommit.Landing;
 import io.flashstock.error.FlashstockException;
+import io.flashstock.item.Ledger;
 import io.flashstock.support.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -33,7 +34,7 @@ public class OrderExtension {
     }
 
     /** Keeps the order, or all lines of its purchase, RESERVED at least {@code seconds} from now (capped). */
-    public OrderView extend(String orderId, int seconds) {
+    public OrderView extend(String orderId, int seconds, String actor) {
         return LostCommit.run(retry, commit -> {
             PurchaseOrder order = OrderService.find(orderId);
             Instant now = Timestamps.now();
@@ -41,13 +42,15 @@ public class OrderExtension {
             Instant asked = now.plusSeconds(seconds);
             Instant until = asked.isAfter(latest) ? latest : asked;
             if (order.purchaseId != null) {
-                return extendLines(order, until, now, commit);
+                return extendLines(order, until, now, commit, actor);
             }
             if (order.status == OrderStatus.RESERVED && until.isAfter(order.expiresAt)) {
                 commit.committing(extended(orderId, until));
                 // Only ever later: a concurrent extend may have moved it further since the read above.
-                PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where id = ?3 and status = ?4"
-                        + " and expiresAt < ?1", until, now, orderId, OrderStatus.RESERVED);
+                if (PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where id = ?3 and status = ?4"
+                        + " and expiresAt < ?1", until, now, orderId, OrderStatus.RESERVED) == 1) {
+                    Ledger.record(Ledger.Entry.extend(order.sku, order.id, null, actor, now));
+                }
                 PurchaseOrder.getEntityManager().refresh(order);
             }
             if (order.status != OrderStatus.RESERVED) {
@@ -80,7 +83,7 @@ public class OrderExtension {
      * one of them before (409, nothing extended) or it finds none of them due.
      */
     private static OrderView extendLines(PurchaseOrder order, Instant until, Instant now,
-            LostCommit<OrderView> commit) {
+            LostCommit<OrderView> commit, String actor) {
         @SuppressWarnings("unchecked")
         List<String> statuses = PurchaseOrder.getEntityManager()
                 .createNativeQuery("SELECT status FROM purchase_order WHERE purchase_id = ?1 ORDER BY sku FOR UPDATE")
@@ -94,8 +97,14 @@ public class OrderExtension {
             commit.committing(extended(order.id, until));
             // Only ever later: order was read before the lines were locked, and a concurrent extend may have moved
             // them further meanwhile.
+            @SuppressWarnings("unchecked")
+            List<Object[]> lines = PurchaseOrder.getEntityManager().createNativeQuery("SELECT id, sku FROM"
+                    + " purchase_order WHERE purchase_id = ?1 AND status = 'RESERVED' AND expires_at < ?2 ORDER BY sku")
+                    .setParameter(1, order.purchaseId).setParameter(2, Timestamps.utc(until)).getResultList();
             PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where purchaseId = ?3 and status = ?4"
                     + " and expiresAt < ?1", until, now, order.purchaseId, OrderStatus.RESERVED);
+            Ledger.record(lines.stream().map(line -> Ledger.Entry.extend((String) line[1], (String) line[0],
+                    order.purchaseId, actor, now)).toList());
             Purchase.update("expiresAt = ?1 where id = ?2 and expiresAt < ?1", until, order.purchaseId);
             PurchaseOrder.getEntityManager().refresh(order);
         }

@@ -64,7 +64,7 @@ public class OrderResource {
     @RolesAllowed({ Roles.SHOP, Roles.PAYMENT, Roles.BUYER })
     public OrderView extend(@RestPath String orderId,
             @NotNull(message = "a JSON body is required") @Valid ExtendRequest request) {
-        return orders.extend(checked(orderId), request.seconds(), caller.orderOwner());
+        return orders.extend(checked(orderId), request.seconds(), caller.orderOwner(), caller.actor());
     }
 
     /** Ids are issued by us; anything that is not one cannot name an order. */

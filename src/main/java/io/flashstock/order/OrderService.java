@@ -158,9 +158,10 @@ public class OrderService {
      * Keeps a RESERVED order at least {@code seconds} from now, never shortened ({@link OrderExtension}); at most
      * {@code reservation-max-ttl}, else 400. An order of someone other than {@code owner} (when present) is 404. A
      * buyer's extension counts as one unit against its per-user rate limit ({@link RateLimiter}, 429 over it): holding
-     * units back from a sale costs what buying them does.
+     * units back from a sale costs what buying them does. Each order extended is an {@code extend} movement of
+     * {@code actor} in the ledger (no counter moves; consumers of the sale events hear of it).
      */
-    public OrderView extend(String orderId, int seconds, Optional<String> owner) {
+    public OrderView extend(String orderId, int seconds, Optional<String> owner, String actor) {
         if (seconds > maxTtl.toSeconds()) {
             throw FlashstockException.invalid("seconds: must be at most " + maxTtl.toSeconds()
                     + " (flashstock.reservation-max-ttl)");
@@ -171,7 +172,7 @@ public class OrderService {
         } else {
             persistIfPending(orderId);
         }
-        return extension.extend(orderId, seconds);
+        return extension.extend(orderId, seconds, actor);
     }
 
     /** How an item's counters follow an order's transition (one of {@link Item}'s counter changes). */

@@ -7,8 +7,10 @@ import static io.flashstock.testsupport.Shop.newSku;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.testsupport.LocalServersResource;
@@ -25,9 +27,20 @@ import org.junit.jupiter.api.Test;
  * is sent again with the same id, and nothing after it is published before it.
  */
 @QuarkusTest
-@TestProfile(StrategyProfiles.DbOptimistic.class)
+@TestProfile(EventPublisherTest.Recording.class)
 @WithTestResource(LocalServersResource.class)
 class EventPublisherTest {
+
+    /** db-optimistic, with {@link RecordingDelivery} as the broker. */
+    public static class Recording extends StrategyProfiles.DbOptimistic {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            Map<String, String> overrides = new HashMap<>(super.getConfigOverrides());
+            overrides.put("quarkus.arc.selected-alternatives", RecordingDelivery.class.getName());
+            overrides.put("flashstock.events.interval", "1h"); // the tests drive the rounds
+            return overrides;
+        }
+    }
 
     @Inject
     EventPublisher publisher;
@@ -44,12 +57,17 @@ class EventPublisherTest {
         String third = buy(sku, "ev-3", 1);
         given().post("/orders/" + second + "/cancel").then().statusCode(200);
         given().post("/orders/" + first + "/confirm").then().statusCode(200);
+        given().contentType("application/json").body("{\"seconds\":3600}").post("/orders/" + third + "/extend")
+                .then().statusCode(200);
         drain();
 
         List<SaleEvent> events = broker.of(sku);
         assertEquals(List.of("item.created", "order.reserved", "order.reserved", "order.reserved", "item.sold-out",
-                "order.cancelled", "item.units-back", "order.confirmed"), events.stream().map(SaleEvent::type)
-                .toList());
+                "order.cancelled", "item.units-back", "order.confirmed", "order.extended"), events.stream()
+                .map(SaleEvent::type).toList());
+        JsonPath extended = JsonPath.from(events.get(8).json());
+        assertEquals("RESERVED", extended.getString("data.status"));
+        assertEquals(1, extended.getInt("data.quantity"));
         assertEquals(events.size(), new HashSet<>(events.stream().map(SaleEvent::id).toList()).size(), "ids unique");
         JsonPath reserved = JsonPath.from(events.get(3).json());
         assertEquals("1.0", reserved.getString("specversion"));

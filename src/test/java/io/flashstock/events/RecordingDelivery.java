@@ -5,17 +5,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
 
 /**
- * The broker of {@link EventPublisherTest}: records what it is sent (of the skus a test watches only, so the other
+ * The broker of {@link EventPublisherTest}, selected by its profile only ({@code quarkus.arc.selected-alternatives}): records what it is sent (of the skus a test watches only, so the other
  * tests' items cost nothing), and can be told to leave the next events unacknowledged; like an idempotent
  * producer, it acknowledges nothing of a key after one of its records that failed.
  */
 @Alternative
-@Priority(1)
 @ApplicationScoped
 public class RecordingDelivery implements Delivery {
 
