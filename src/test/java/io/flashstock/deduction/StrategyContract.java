@@ -25,6 +25,7 @@ import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
 import io.flashstock.testsupport.InProcess;
 import io.flashstock.testsupport.Instances;
+import io.flashstock.testsupport.OnePod;
 import io.flashstock.testsupport.Pause;
 import io.flashstock.testsupport.Tokens;
 import io.restassured.http.ContentType;
@@ -648,6 +649,7 @@ public abstract class StrategyContract extends CartContract {
     // ---- bad input: 4xx problem+json, nothing changed ---------------------------------------------------------------
 
     @Test
+    @OnePod
     void badPurchaseInputIsRefusedAndChangesNothing() {
         String sku = newSku("bad");
         createItem(sku, 10, 0);
@@ -706,6 +708,7 @@ public abstract class StrategyContract extends CartContract {
     }
 
     @Test
+    @OnePod
     void aBodyWithoutContentLengthIsCountedAsItArrives() {
         String sku = newSku("chunked");
         createItem(sku, 10, 0);
@@ -736,6 +739,7 @@ public abstract class StrategyContract extends CartContract {
     }
 
     @Test
+    @OnePod
     void badItemAndOrderInputIsRefusedAndChangesNothing() {
         String sku = newSku("bad-item");
         createItem(sku, 10, 1);
@@ -804,6 +808,7 @@ public abstract class StrategyContract extends CartContract {
     }
 
     @Test
+    @OnePod
     void eachRoleCallsOnlyWhatItMay() {
         String sku = newSku("roles");
         String buyer = "u-" + UUID.randomUUID().toString().substring(0, 8);
@@ -878,6 +883,7 @@ public abstract class StrategyContract extends CartContract {
     }
 
     @Test
+    @OnePod
     void badTokensAreRefusedAndChangeNothing() {
         String sku = newSku("tokens");
         createItem(sku, 5, 0);
