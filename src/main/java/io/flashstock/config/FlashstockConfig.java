@@ -102,6 +102,9 @@ public interface FlashstockConfig {
     /** Dev mode and tests only: embedded servers where none answers. */
     LocalServersConfig localServers();
 
+    /** Sale events on Kafka (issue 34). */
+    EventsConfig events();
+
     /** The lease that keeps pods of redis-lua and of the MySQL strategies from serving at the same time. */
     StrategyLease strategyLease();
 

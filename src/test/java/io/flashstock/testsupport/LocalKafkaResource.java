@@ -9,7 +9,8 @@ import io.flashstock.devservices.LocalKafka;
  * The shared MySQL and Redis of {@link LocalServersResource}, with events on: {@code kafka.bootstrap.servers} is the
  * configured one ({@code -Dkafka.bootstrap.servers} or {@code KAFKA_BOOTSTRAP_SERVERS}, by default
  * {@value LocalKafka#DEFAULT_BOOTSTRAP_SERVERS}), or, where nothing answers there, the local broker that
- * {@link LocalKafka} starts once per JVM, as dev mode does. The other test classes run with events off (no
+ * {@link LocalKafka} starts once per JVM, as dev mode does ({@code flashstock.local-servers.enabled=false} turns
+ * that off). The other test classes run with events off (no
  * {@code kafka.bootstrap.servers}), so they pay for no broker. Tests that stop or freeze Kafka use
  * {@link OwnKafkaResource} instead.
  */
@@ -34,7 +35,10 @@ public class LocalKafkaResource extends LocalServersResource {
             if (configured == null) {
                 configured = LocalKafka.DEFAULT_BOOTSTRAP_SERVERS;
             }
-            bootstrapServers = LocalKafka.ensure(configured).getOrDefault(LocalKafka.BOOTSTRAP_SERVERS, configured);
+            String localServers = System.getProperty("flashstock.local-servers.enabled",
+                    System.getenv().getOrDefault("FLASHSTOCK_LOCAL_SERVERS_ENABLED", "true"));
+            bootstrapServers = "false".equalsIgnoreCase(localServers.trim()) ? configured
+                    : LocalKafka.ensure(configured).getOrDefault(LocalKafka.BOOTSTRAP_SERVERS, configured);
         }
         return bootstrapServers;
     }

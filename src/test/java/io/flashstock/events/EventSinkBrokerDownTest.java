@@ -1,0 +1,106 @@
+package io.flashstock.events;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.flashstock.config.EventsConfig;
+import io.flashstock.config.FlashstockConfig;
+import io.flashstock.testsupport.OwnKafka;
+import io.flashstock.testsupport.Ports;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+/**
+ * With no broker answering, a batch fails within {@code flashstock.events.send-timeout} (plus the time to close what
+ * the producer had queued): the publisher's thread never hangs on Kafka. A plain unit test: the sink built by hand,
+ * no Quarkus; the killed-broker case runs a broker of its own ({@link OwnKafka}).
+ */
+class EventSinkBrokerDownTest {
+
+    private static final Duration SEND_TIMEOUT = Duration.ofSeconds(3);
+    /** The timeout, and slack for a loaded machine. */
+    private static final long BOUND_MS = SEND_TIMEOUT.toMillis() + 3_000;
+
+    @Test
+    void nothingListeningFailsWithinTheTimeout() {
+        EventSink sink = sink("127.0.0.1:" + Ports.free());
+        try {
+            assertFailsInBoundedTime(sink, 5);
+            assertFailsInBoundedTime(sink, 5); // and again: the second batch is no slower
+        } finally {
+            sink.close();
+        }
+    }
+
+    @Test
+    void aKilledBrokerFailsWithinTheTimeoutAndABrokerBackIsUsedAgain() {
+        try (OwnKafka kafka = OwnKafka.start()) {
+            EventSink sink = sink(kafka.bootstrapServers());
+            try {
+                assertTrue(sink.send(events(3)).allAcked(), "broker up: all acknowledged");
+                kafka.stop();
+                assertFailsInBoundedTime(sink, 5);
+                kafka.launch();
+                SentBatch again = null;
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while ((again == null || !again.allAcked()) && System.nanoTime() < deadline) {
+                    again = sink.send(events(3));
+                }
+                assertTrue(again.allAcked(), "the same sink sends again once the broker is back: "
+                        + again.firstFailure());
+            } finally {
+                sink.close();
+            }
+        }
+    }
+
+    private static void assertFailsInBoundedTime(EventSink sink, int count) {
+        long begin = System.nanoTime();
+        SentBatch sent = sink.send(events(count));
+        long elapsed = (System.nanoTime() - begin) / 1_000_000;
+        assertEquals(0, sent.ackedCount(), "nothing acknowledged without a broker");
+        assertNotNull(sent.firstFailure(), "the failure is reported");
+        assertTrue(elapsed <= BOUND_MS, "failed after " + elapsed + " ms, bound " + BOUND_MS + " ms");
+    }
+
+    private static List<OutgoingEvent> events(int count) {
+        List<OutgoingEvent> events = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            events.add(new OutgoingEvent("sku-" + (i % 2), ("e" + i).getBytes(StandardCharsets.UTF_8), Map.of()));
+        }
+        return events;
+    }
+
+    private static EventSink sink(String bootstrapServers) {
+        return new EventSink(config(), Map.of(EventSink.BOOTSTRAP_SERVERS, bootstrapServers),
+                new SimpleMeterRegistry());
+    }
+
+    /** FlashstockConfig with only {@code events()} answered: the sink reads nothing else. */
+    private static FlashstockConfig config() {
+        EventsConfig events = (EventsConfig) Proxy.newProxyInstance(EventsConfig.class.getClassLoader(),
+                new Class<?>[] { EventsConfig.class }, (proxy, method, args) -> switch (method.getName()) {
+                    case "enabled" -> true;
+                    case "topic" -> "flashstock.events.test";
+                    case "maxBacklog" -> 1_000_000L;
+                    case "sendTimeout" -> SEND_TIMEOUT;
+                    case "linger" -> Duration.ofMillis(5);
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+        return (FlashstockConfig) Proxy.newProxyInstance(FlashstockConfig.class.getClassLoader(),
+                new Class<?>[] { FlashstockConfig.class }, (proxy, method, args) -> {
+                    if (method.getName().equals("events")) {
+                        return events;
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+    }
+}
