@@ -13,15 +13,18 @@ import java.util.Map;
 
 import io.flashstock.config.EventsConfig;
 import io.flashstock.config.FlashstockConfig;
+import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.OwnKafka;
 import io.flashstock.testsupport.Ports;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * With no broker answering, a batch fails within {@code flashstock.events.send-timeout} (plus the time to close what
  * the producer had queued): the publisher's thread never hangs on Kafka. A plain unit test: the sink built by hand,
- * no Quarkus; the killed-broker case runs a broker of its own ({@link OwnKafka}).
+ * no Quarkus; the killed-broker cases run a broker of their own ({@link OwnKafka}). The full lane also restarts the
+ * broker and freezes it.
  */
 class EventSinkBrokerDownTest {
 
@@ -41,7 +44,23 @@ class EventSinkBrokerDownTest {
     }
 
     @Test
-    void aKilledBrokerFailsWithinTheTimeoutAndABrokerBackIsUsedAgain() {
+    void aKilledBrokerFailsWithinTheTimeout() {
+        try (OwnKafka kafka = OwnKafka.start()) {
+            EventSink sink = sink(kafka.bootstrapServers());
+            try {
+                assertTrue(sink.send(events(3)).allAcked(), "broker up: all acknowledged");
+                kafka.stop();
+                assertFailsInBoundedTime(sink, 5);
+            } finally {
+                sink.close();
+            }
+        }
+    }
+
+    /** The sink needs no restart of its own when Kafka comes back (a broker restart with its data). */
+    @Test
+    @Tag(Lane.FULL_TAG)
+    void aBrokerBackIsUsedAgain() {
         try (OwnKafka kafka = OwnKafka.start()) {
             EventSink sink = sink(kafka.bootstrapServers());
             try {
@@ -56,6 +75,26 @@ class EventSinkBrokerDownTest {
                 }
                 assertTrue(again.allAcked(), "the same sink sends again once the broker is back: "
                         + again.firstFailure());
+            } finally {
+                sink.close();
+            }
+        }
+    }
+
+    /** A hung broker (SIGSTOP: connections open, nothing answered) costs a batch its timeout, not more. */
+    @Test
+    @Tag(Lane.FULL_TAG)
+    void aFrozenBrokerFailsWithinTheTimeout() {
+        try (OwnKafka kafka = OwnKafka.start()) {
+            EventSink sink = sink(kafka.bootstrapServers());
+            try {
+                assertTrue(sink.send(events(3)).allAcked(), "broker up: all acknowledged");
+                kafka.pause();
+                try {
+                    assertFailsInBoundedTime(sink, 5);
+                } finally {
+                    kafka.resume();
+                }
             } finally {
                 sink.close();
             }
