@@ -173,7 +173,7 @@ public final class KafkaBroker {
                 "num.network.threads=2",
                 "num.io.threads=2",
                 "background.threads=2",
-                "") ;
+                "");
         Files.writeString(dir.resolve("server.properties"), properties, StandardCharsets.UTF_8);
     }
 

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 import io.flashstock.config.EventsConfig;
 import io.flashstock.config.FlashstockConfig;
@@ -45,56 +46,51 @@ class EventSinkBrokerDownTest {
 
     @Test
     void aKilledBrokerFailsWithinTheTimeout() {
-        try (OwnKafka kafka = OwnKafka.start()) {
-            EventSink sink = sink(kafka.bootstrapServers());
-            try {
-                assertTrue(sink.send(events(3)).allAcked(), "broker up: all acknowledged");
-                kafka.stop();
-                assertFailsInBoundedTime(sink, 5);
-            } finally {
-                sink.close();
-            }
-        }
+        withConnectedSink((kafka, sink) -> {
+            kafka.stop();
+            assertFailsInBoundedTime(sink, 5);
+        });
     }
 
     /** The sink needs no restart of its own when Kafka comes back (a broker restart with its data). */
     @Test
     @Tag(Lane.FULL_TAG)
     void aBrokerBackIsUsedAgain() {
-        try (OwnKafka kafka = OwnKafka.start()) {
-            EventSink sink = sink(kafka.bootstrapServers());
-            try {
-                assertTrue(sink.send(events(3)).allAcked(), "broker up: all acknowledged");
-                kafka.stop();
-                assertFailsInBoundedTime(sink, 5);
-                kafka.launch();
-                SentBatch again = null;
-                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-                while ((again == null || !again.allAcked()) && System.nanoTime() < deadline) {
-                    again = sink.send(events(3));
-                }
-                assertTrue(again.allAcked(), "the same sink sends again once the broker is back: "
-                        + again.firstFailure());
-            } finally {
-                sink.close();
+        withConnectedSink((kafka, sink) -> {
+            kafka.stop();
+            assertFailsInBoundedTime(sink, 5);
+            kafka.launch();
+            SentBatch again = null;
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while ((again == null || !again.allAcked()) && System.nanoTime() < deadline) {
+                again = sink.send(events(3));
             }
-        }
+            assertTrue(again.allAcked(), "the same sink sends again once the broker is back: "
+                    + again.firstFailure());
+        });
     }
 
     /** A hung broker (SIGSTOP: connections open, nothing answered) costs a batch its timeout, not more. */
     @Test
     @Tag(Lane.FULL_TAG)
     void aFrozenBrokerFailsWithinTheTimeout() {
+        withConnectedSink((kafka, sink) -> {
+            kafka.pause();
+            try {
+                assertFailsInBoundedTime(sink, 5);
+            } finally {
+                kafka.resume();
+            }
+        });
+    }
+
+    /** A broker of the test's own and a sink that has sent to it (so the failure comes from a lost broker). */
+    private static void withConnectedSink(BiConsumer<OwnKafka, EventSink> body) {
         try (OwnKafka kafka = OwnKafka.start()) {
             EventSink sink = sink(kafka.bootstrapServers());
             try {
                 assertTrue(sink.send(events(3)).allAcked(), "broker up: all acknowledged");
-                kafka.pause();
-                try {
-                    assertFailsInBoundedTime(sink, 5);
-                } finally {
-                    kafka.resume();
-                }
+                body.accept(kafka, sink);
             } finally {
                 sink.close();
             }

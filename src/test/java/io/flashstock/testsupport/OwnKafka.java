@@ -17,16 +17,9 @@ public final class OwnKafka implements AutoCloseable {
         this.broker = broker;
     }
 
-    /** Formats a new broker's storage, starts it and waits until it listens (about 20 s). */
+    /** Formats a new broker's storage, starts it and waits until it listens (a few seconds). */
     public static OwnKafka start() {
-        try {
-            return new OwnKafka(KafkaBroker.start());
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot start a Kafka broker of the test's own", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while starting a Kafka broker", e);
-        }
+        return new OwnKafka(starting("start a Kafka broker of the test's own", KafkaBroker::start));
     }
 
     /** {@code 127.0.0.1:<port>}, for {@code kafka.bootstrap.servers}. */
@@ -45,13 +38,24 @@ public final class OwnKafka implements AutoCloseable {
 
     /** Starts the stopped broker again (same port, same data) and waits until it listens. */
     public void launch() {
-        try {
+        starting("restart the Kafka broker", () -> {
             broker.launch();
+            return broker;
+        });
+    }
+
+    private interface Launch {
+        KafkaBroker run() throws IOException, InterruptedException;
+    }
+
+    private static KafkaBroker starting(String what, Launch launch) {
+        try {
+            return launch.run();
         } catch (IOException e) {
-            throw new IllegalStateException("cannot restart the Kafka broker", e);
+            throw new IllegalStateException("cannot " + what, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while restarting the Kafka broker", e);
+            throw new IllegalStateException("interrupted: " + what, e);
         }
     }
 
