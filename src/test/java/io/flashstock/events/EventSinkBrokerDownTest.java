@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,12 +11,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
 
-import io.flashstock.config.EventsConfig;
-import io.flashstock.config.FlashstockConfig;
 import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.OwnKafka;
 import io.flashstock.testsupport.Ports;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -115,27 +111,6 @@ class EventSinkBrokerDownTest {
     }
 
     private static EventSink sink(String bootstrapServers) {
-        return new EventSink(config(), Map.of(EventSink.BOOTSTRAP_SERVERS, bootstrapServers),
-                new SimpleMeterRegistry());
-    }
-
-    /** FlashstockConfig with only {@code events()} answered: the sink reads nothing else. */
-    private static FlashstockConfig config() {
-        EventsConfig events = (EventsConfig) Proxy.newProxyInstance(EventsConfig.class.getClassLoader(),
-                new Class<?>[] { EventsConfig.class }, (proxy, method, args) -> switch (method.getName()) {
-                    case "enabled" -> true;
-                    case "topic" -> "flashstock.events.test";
-                    case "maxBacklog" -> 1_000_000L;
-                    case "sendTimeout" -> SEND_TIMEOUT;
-                    case "linger" -> Duration.ofMillis(5);
-                    default -> throw new UnsupportedOperationException(method.getName());
-                });
-        return (FlashstockConfig) Proxy.newProxyInstance(FlashstockConfig.class.getClassLoader(),
-                new Class<?>[] { FlashstockConfig.class }, (proxy, method, args) -> {
-                    if (method.getName().equals("events")) {
-                        return events;
-                    }
-                    throw new UnsupportedOperationException(method.getName());
-                });
+        return Sinks.sink(true, bootstrapServers, SEND_TIMEOUT);
     }
 }
