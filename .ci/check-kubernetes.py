@@ -13,6 +13,8 @@ Fails (exit 1, every problem listed) unless the file parses as YAML and holds:
   - in the ConfigMap flashstock-config, the per-user rate limit turned on (FLASHSTOCK_RATE_LIMIT_PER_USER above 0,
     FLASHSTOCK_RATE_LIMIT_PER_USER_BURST at least 1), FLASHSTOCK_RATE_LIMIT_ON_REDIS_ERROR allow or refuse and
     FLASHSTOCK_DEFAULT_PER_USER_LIMIT 0 or more, every ConfigMap value a string;
+  - in the same ConfigMap, the sale events' settings: KAFKA_BOOTSTRAP_SERVERS a comma-separated host:port list (no
+    scheme, no credentials), FLASHSTOCK_EVENTS_ENABLED true or false, FLASHSTOCK_EVENTS_TOPIC a valid topic name;
   - a NetworkPolicy selecting the Deployment's pods that admits the management port 9000 only from pods labelled
     flashstock.io/monitoring: "true" and leaves 8080 open to every client (egress, if restricted, has rules);
   - the token issuer and public key configured (a key file must lie on a volume mount);
@@ -45,7 +47,7 @@ FROM_SECRET = ["QUARKUS_DATASOURCE_JDBC_URL", "QUARKUS_DATASOURCE_USERNAME", "QU
 FROM_CONFIGMAP = ["FLASHSTOCK_STRATEGY", "QUARKUS_PROFILE"]
 STRATEGIES = {"db-optimistic", "redis-lua", "redis-lock"}
 # Names whose value is a credential or may carry one: never a literal value in an env entry or a ConfigMap.
-SENSITIVE = re.compile(r"PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL|USERNAME|JDBC_URL|REDIS_HOSTS|_KEY$",
+SENSITIVE = re.compile(r"PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL|USERNAME|JDBC_URL|REDIS_HOSTS|JAAS|_KEY$",
                        re.IGNORECASE)
 # Off-heap memory the JVM needs besides the heap: measured about 225Mi with the serial collector the options choose
 # (270Mi with G1): metaspace, code cache, GC, symbols, thread stacks, malloc arenas; plus a margin. See docs/operations.md, "Running on Kubernetes".
@@ -61,6 +63,14 @@ PURCHASE_LIMITS = {
     "FLASHSTOCK_RATE_LIMIT_ON_REDIS_ERROR": (str, lambda v: v in ("allow", "refuse"), "allow or refuse"),
     "FLASHSTOCK_DEFAULT_PER_USER_LIMIT": (int, lambda v: v >= 0, "units per user of an item without its own "
                                                                  "limit, 0 or more (0: none)"),
+}
+# Sale events (issue 34) in the ConfigMap flashstock-config: key -> (valid, what it must be).
+EVENTS_SETTINGS = {
+    "KAFKA_BOOTSTRAP_SERVERS": (lambda v: all(re.fullmatch(r"[A-Za-z0-9.-]+:\d{1,5}", a.strip()) for a in v.split(",")),
+                                "a comma-separated host:port list (kafka.bootstrap.servers), no scheme or credentials"),
+    "FLASHSTOCK_EVENTS_ENABLED": (lambda v: v in ("true", "false"), "true or false"),
+    "FLASHSTOCK_EVENTS_TOPIC": (lambda v: re.fullmatch(r"[A-Za-z0-9._-]{1,249}", v) is not None,
+                                "a Kafka topic name (letters, digits, . _ -)"),
 }
 # The label of the pods (Prometheus) that may reach the management port, 9000.
 MONITORING_LABEL = ("flashstock.io/monitoring", "true")
@@ -176,6 +186,16 @@ else:
             continue
         value = number(limits[key], kind) if kind is not str else limits[key]
         if value is None or not valid(value):
+            fail(f"ConfigMap {LIMITS_CONFIGMAP}: {key}={limits[key]!r} is not {meaning}")
+        else:
+            ok(f"ConfigMap {LIMITS_CONFIGMAP}: {key}={limits[key]}")
+
+# --- Sale events in the ConfigMap flashstock-config --------------------------------------------------------------
+if LIMITS_CONFIGMAP in configmaps:
+    for key, (valid, meaning) in EVENTS_SETTINGS.items():
+        if key not in limits:
+            fail(f"ConfigMap {LIMITS_CONFIGMAP}: {key} is missing ({meaning})")
+        elif not isinstance(limits[key], str) or not valid(limits[key]):
             fail(f"ConfigMap {LIMITS_CONFIGMAP}: {key}={limits[key]!r} is not {meaning}")
         else:
             ok(f"ConfigMap {LIMITS_CONFIGMAP}: {key}={limits[key]}")

@@ -81,9 +81,6 @@ public interface FlashstockConfig {
     /** The reservation expiry job. */
     Expiry expiry();
 
-    /** Sale events on Kafka (docs/events.md). */
-    Events events();
-
     /** Redis lock tokens of the {@code redis-lock} strategy. */
     Lock lock();
 
@@ -104,6 +101,9 @@ public interface FlashstockConfig {
 
     /** Dev mode and tests only: embedded servers where none answers. */
     LocalServersConfig localServers();
+
+    /** Sale events on Kafka (docs/events.md). */
+    EventsConfig events();
 
     /** The lease that keeps pods of redis-lua and of the MySQL strategies from serving at the same time. */
     StrategyLease strategyLease();
@@ -152,36 +152,6 @@ public interface FlashstockConfig {
         /** Orders claimed per transaction. */
         @WithDefault("200")
         int batchSize();
-    }
-
-    interface Events {
-        /** Publish sale events. They are published only where a broker is configured too. */
-        @WithDefault("true")
-        boolean enabled();
-
-        /** The CloudEvents {@code source} of every event: tells deployments apart on a shared topic. */
-        @WithDefault("/flashstock")
-        String source();
-
-        /** How often each pod looks for movements to publish, e.g. {@code 200ms}. */
-        @WithDefault("200ms")
-        String interval();
-
-        /** Items per round of the publisher, and movements per item per round. */
-        @WithDefault("200")
-        int batchSize();
-
-        /** Longest wait for the broker's acknowledgements of a round; what was not acknowledged is sent again. */
-        @WithDefault("10s")
-        Duration deliveryTimeout();
-
-        /**
-         * Movements not yet published past which {@code flashstock_events_backlog_over_limit} turns 1 (alert on it).
-         * Nothing is dropped or refused: the events are derived from the ledger, which is kept anyway, and the sale
-         * never waits for the broker; the bound says when the lag needs a person.
-         */
-        @WithDefault("100000")
-        long maxBacklog();
     }
 
     interface Lock {

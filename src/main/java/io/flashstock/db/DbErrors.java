@@ -51,15 +51,23 @@ public final class DbErrors {
 
     /**
      * The database cannot be reached, or no connection was free in time, or the connection a statement ran on was
-     * closed under it because it broke (Connector/J: "No operations allowed after statement closed", a state that
-     * is not in class 08).
+     * closed under it because it broke: Connector/J's "No operations allowed after statement closed" (a state that
+     * is not in class 08), or Agroal's "Connection is closed" (also "Statement is closed", "ResultSet is closed"...,
+     * without any SQL state) once the pool has discarded a connection another statement on it found broken. A
+     * transaction can meet the latter on its next statement or on its commit, so it counts as a lost answer like
+     * any other broken link.
      */
     public static boolean isUnavailable(Throwable error) {
         return Causes.any(error, t -> t instanceof JDBCConnectionException
                 || t instanceof SQLTransientConnectionException
                 || t instanceof SQLException sql && (startsWith(sql.getSQLState(), "08")
                         || containsIgnoreCase(sql.getMessage(), "acquisition timeout")
-                        || startsWith(sql.getMessage(), "No operations allowed after")));
+                        || startsWith(sql.getMessage(), "No operations allowed after")
+                        || sql.getSQLState() == null && endsWith(sql.getMessage(), " is closed")));
+    }
+
+    private static boolean endsWith(String value, String suffix) {
+        return value != null && value.endsWith(suffix);
     }
 
     private static boolean startsWith(String value, String prefix) {

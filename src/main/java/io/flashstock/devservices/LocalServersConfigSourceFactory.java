@@ -11,7 +11,9 @@ import org.eclipse.microprofile.config.spi.ConfigSource;
 
 /**
  * Dev mode only ({@code quarkus:dev}, profile {@code dev}): where nothing answers at the configured MySQL or Redis,
- * starts embedded ones through {@link LocalServers} and points the service at them. Turned off by
+ * starts embedded ones through {@link LocalServers}, and where nothing answers at {@code kafka.bootstrap.servers}
+ * (default {@value LocalKafka#DEFAULT_BOOTSTRAP_SERVERS}) a local broker through {@link LocalKafka} (not with
+ * {@code flashstock.events.enabled=false}), and points the service at them. Turned off by
  * {@code flashstock.local-servers.enabled=false}.
  * <p>
  * The overrides have ordinal {@value #ORDINAL}: above {@code application.properties} (250, {@code %dev.} values
@@ -23,6 +25,8 @@ public class LocalServersConfigSourceFactory implements ConfigSourceFactory {
 
     public static final String ENABLED = "flashstock.local-servers.enabled";
     public static final int ORDINAL = 275;
+    /** {@code false}: no events, so no local Kafka broker either. */
+    static final String EVENTS_ENABLED = "flashstock.events.enabled";
     static final String NAME = "flashstock embedded local servers (dev mode)";
 
     @Override
@@ -36,7 +40,11 @@ public class LocalServersConfigSourceFactory implements ConfigSourceFactory {
         }
         String jdbcUrl = overridable(context.getValue(LocalServers.JDBC_URL), LocalServers.DEFAULT_JDBC_URL);
         String redisHosts = overridable(context.getValue(LocalServers.REDIS_HOSTS), LocalServers.DEFAULT_REDIS_HOSTS);
-        Map<String, String> overrides = LocalServers.ensure(jdbcUrl, redisHosts);
+        Map<String, String> overrides = new java.util.LinkedHashMap<>(LocalServers.ensure(jdbcUrl, redisHosts));
+        if (!"false".equalsIgnoreCase(String.valueOf(context.getValue(EVENTS_ENABLED).getValue()).trim())) {
+            overrides.putAll(LocalKafka.ensure(overridable(context.getValue(LocalKafka.BOOTSTRAP_SERVERS),
+                    LocalKafka.DEFAULT_BOOTSTRAP_SERVERS)));
+        }
         if (overrides.isEmpty()) {
             return List.of();
         }

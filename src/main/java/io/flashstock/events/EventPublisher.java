@@ -9,14 +9,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.flashstock.config.EventsConfig;
 import io.flashstock.config.FlashstockConfig;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Instance;
 import org.jboss.logging.Logger;
 
 /**
@@ -38,26 +37,20 @@ public class EventPublisher {
 
     private final OutboxStore store;
     private final SaleEvents events;
-    private final Instance<Delivery> delivery;
-    private final FlashstockConfig.Events settings;
-    private final Counter published;
-    private final Counter failed;
+    private final Delivery delivery;
+    private final EventsConfig settings;
     private final AtomicLong backlog = new AtomicLong();
     private final AtomicLong lagMillis = new AtomicLong();
     /** After a round the broker did not acknowledge, rounds wait until then (doubling pause, at most 30 s). */
     private volatile long pausedUntilNanos;
     private volatile long pauseNanos;
 
-    EventPublisher(OutboxStore store, SaleEvents events, Instance<Delivery> delivery, FlashstockConfig config,
+    EventPublisher(OutboxStore store, SaleEvents events, Delivery delivery, FlashstockConfig config,
             MeterRegistry registry) {
         this.store = store;
         this.events = events;
         this.delivery = delivery;
         this.settings = config.events();
-        this.published = Counter.builder("flashstock.events.published")
-                .description("Sale events the broker acknowledged (a redelivered one counts again)").register(registry);
-        this.failed = Counter.builder("flashstock.events.failed")
-                .description("Sale events the broker did not acknowledge in time; sent again later").register(registry);
         Gauge.builder("flashstock.events.backlog", backlog, AtomicLong::get)
                 .description("Movements of the ledger not published as events yet").register(registry);
         Gauge.builder("flashstock.events.lag.seconds", lagMillis, v -> v.get() / 1000.0)
@@ -68,7 +61,7 @@ public class EventPublisher {
 
     /** Whether this pod publishes: events on and a broker configured. */
     boolean on() {
-        return settings.enabled() && delivery.isResolvable();
+        return delivery.on();
     }
 
     @Scheduled(identity = "event-publisher", every = "${flashstock.events.interval:200ms}",
@@ -119,8 +112,8 @@ public class EventPublisher {
         }
         Collections.shuffle(candidates); // pods start from different buckets
         List<Integer> wanted = candidates.subList(0, Math.min(BUCKETS_PER_ROUND, candidates.size()));
-        Duration bound = settings.deliveryTimeout();
-        return QuarkusTransaction.requiringNew().timeout((int) bound.toSeconds() + 15).call(() -> {
+        int timeoutSeconds = (int) settings.sendTimeout().toSeconds() + 15; // the sends, then the cursors
+        return QuarkusTransaction.requiringNew().timeout(timeoutSeconds).call(() -> {
             List<Integer> locked = store.lock(wanted);
             if (locked.isEmpty()) {
                 return false;
@@ -133,7 +126,7 @@ public class EventPublisher {
                 rounds.put(item, round);
                 outgoing.addAll(round.events);
             }
-            boolean[] acked = outgoing.isEmpty() ? new boolean[0] : delivery.get().deliver(outgoing, bound);
+            boolean[] acked = outgoing.isEmpty() ? new boolean[0] : delivery.deliver(outgoing);
             boolean allAcked = true;
             for (Map.Entry<OutboxStore.Pending, ItemRound> entry : rounds.entrySet()) {
                 allAcked &= settle(entry.getKey(), entry.getValue(), acked);
@@ -181,9 +174,6 @@ public class EventPublisher {
             }
             done++;
         }
-        int sent = done == 0 ? 0 : round.lastEventOf.get(done - 1) - round.firstEvent;
-        published.increment(sent);
-        failed.increment(round.events.size() - sent);
         if (done > 0) {
             store.advance(item.sku(), round.cursors.get(done - 1));
         }

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
@@ -88,19 +89,29 @@ public class RateLimiter {
         return script.runAsync(redis, List.of(RedisKeys.rate(limit.kind(), who)),
                 List.of(Long.toString(limit.intervalMillis()), Integer.toString(limit.burst()), Integer.toString(cost)),
                 timeout)
-                .onItemOrFailure().transform((reply, failure) -> {
-                    if (failure != null && refuseUnchecked) {
-                        throw new UnavailableException("The rate limit cannot be checked now; nothing was changed, "
-                                + "try again.", failure);
-                    } else if (failure != null) {
-                        unchecked.increment();
-                        LOG.debugf("Rate limit %s not checked: %s", limit.kind(), failure.toString());
-                    } else if (reply.get(0).toInteger() == 0) {
+                .onFailure().recoverWithUni(failure -> notChecked(limit, failure))
+                .onItem().transform(reply -> {
+                    if (reply != null && reply.get(0).toInteger() == 0) {
                         limit.refused().increment();
                         long waitMillis = reply.get(1).toLong();
                         throw FlashstockException.tooManyRequests(limit.who(), Math.max(1, (waitMillis + 999) / 1000));
                     }
                     return null;
                 });
+    }
+
+    /**
+     * Redis could not be asked: a failure of its own (503 {@code unavailable}) under {@code refuse}, else no reply (the
+     * request goes on, counted). A failure is returned, not thrown from a transform of the failed call: Mutiny
+     * would wrap both in a CompositeException, which no mapper knows (a 500).
+     */
+    private Uni<Response> notChecked(Limit limit, Throwable failure) {
+        if (refuseUnchecked) {
+            return Uni.createFrom().failure(new UnavailableException("The rate limit cannot be checked now; nothing "
+                    + "was changed, try again.", failure));
+        }
+        unchecked.increment();
+        LOG.debugf("Rate limit %s not checked: %s", limit.kind(), failure.toString());
+        return Uni.createFrom().nullItem();
     }
 }

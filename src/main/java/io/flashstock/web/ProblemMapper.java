@@ -17,6 +17,7 @@ import io.flashstock.support.Causes;
 import io.flashstock.support.MetersByTag;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.narayana.jta.QuarkusTransactionException;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.ForbiddenException;
 import io.quarkus.security.UnauthorizedException;
@@ -146,6 +147,20 @@ public class ProblemMapper {
 
     @ServerExceptionMapper
     public Response database(PersistenceException e, UriInfo uri) {
+        return storeFailure(e, uri);
+    }
+
+    /**
+     * A transaction that failed outside a statement, on its commit or rollback (Narayana's failure wrapped by
+     * {@code QuarkusTransaction}): judged by what it carries, as a statement's failure is. A read's commit on a
+     * connection cut under it is 503 {@code unavailable}, not a 500.
+     */
+    @ServerExceptionMapper
+    public Response transaction(QuarkusTransactionException e, UriInfo uri) {
+        return storeFailure(e, uri);
+    }
+
+    private Response storeFailure(RuntimeException e, UriInfo uri) {
         if (DbErrors.isUnavailable(e)) {
             LOG.warnf("Database unavailable: %s", e.toString());
             return problem(ProblemCode.UNAVAILABLE, DATABASE_UNAVAILABLE, uri);

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The package layout (README, "Code layout"): imports point one way, from {@code config}/{@code error}/{@code support}
- * up through {@code db}, {@code redis}, {@code web}, {@code access}, {@code item}, {@code order} and {@code deduction} to the
+ * up through {@code db}, {@code redis}, {@code web}, {@code access}, {@code item}, {@code order} and
+ * {@code deduction} (and {@code events}, beside {@code deduction}, which the purchase path never uses) to the
  * strategies and the entry points ({@code purchase}, {@code health}), which nothing imports. {@code devservices}
  * (embedded servers and tokens for dev mode and tests) stands aside: nothing imports it either. A plain unit test over
  * the compiled classes: no Quarkus, no servers.
@@ -62,6 +63,20 @@ class LayoutTest {
         layer("order").mayUse("config", "error", "support", "db", "redis", "web", "access", "item").check(classes);
         layer("events").mayUse("config", "error", "support", "db", "item", "order").check(classes);
         layer("deduction").mayUse("config", "error", "support", "db", "redis", "web", "access", "item", "order")
+                .check(classes);
+        layer("events").mayUse("config", "error", "support", "db", "redis", "item", "order").check(classes);
+    }
+
+    /**
+     * {@code events} (the Kafka producer and, later, the outbox publisher) reads what the sale wrote; the sale never
+     * waits for it: neither the purchase endpoints nor the strategies may call it (issue 34, "purchases do not touch
+     * Kafka"). The layer rules already keep every lower package away from it.
+     */
+    @Test
+    void purchasesDoNotTouchEvents() {
+        noClasses().that().resideInAnyPackage(ROOT + ".purchase..", ROOT + ".deduction..")
+                .should().dependOnClassesThat().resideInAPackage(ROOT + ".events..")
+                .because("a purchase never waits for Kafka; events go out through the outbox")
                 .check(classes);
     }
 

@@ -32,6 +32,14 @@ class DbErrorsTest {
                 new SQLException("Sorry, acquisition timeout!", "HY000", 0))));
         assertTrue(DbErrors.isUnavailable(new PersistenceException(
                 new SQLException("No operations allowed after statement closed.", "S1009", 0))));
+        // Agroal, once the pool discarded a broken connection: on a statement, and on a commit (XAException cause)
+        assertTrue(DbErrors.isUnavailable(new PersistenceException(new SQLException("Connection is closed"))));
+        Exception commit = new Exception("commit failed");
+        commit.addSuppressed(new Exception("Error trying to commit local transaction",
+                new SQLException("Connection is closed")));
+        assertTrue(DbErrors.isUnavailable(commit));
+        assertFalse(DbErrors.isUnavailable(new PersistenceException(new SQLException("Table is closed", "HY000",
+                1000))));
         assertFalse(DbErrors.isUnavailable(new PersistenceException(new SQLException("dup", "23000", 1062))));
     }
 

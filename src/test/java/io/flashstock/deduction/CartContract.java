@@ -24,6 +24,7 @@ import java.util.UUID;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
+import io.flashstock.testsupport.OnePod;
 import io.flashstock.testsupport.Tokens;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
@@ -106,6 +107,7 @@ public abstract class CartContract {
     }
 
     @Test
+    @OnePod
     void invalidCartsAreRefusedAndChangeNothing() {
         String[] skus = items("invalid", 10, 10);
         String sku = skus[0];

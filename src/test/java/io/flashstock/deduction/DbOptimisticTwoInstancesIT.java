@@ -2,10 +2,12 @@ package io.flashstock.deduction;
 
 import io.flashstock.testsupport.Instances;
 import io.flashstock.testsupport.Lane;
+import io.flashstock.testsupport.SharedStateCasesOnly;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The contract suite against two packaged instances on one MySQL and one Redis, strategy {@code db-optimistic}: every other request goes to
@@ -14,6 +16,7 @@ import org.junit.jupiter.api.Tag;
  */
 @Tag(Lane.FULL_TAG)
 @QuarkusIntegrationTest
+@ExtendWith(SharedStateCasesOnly.class)
 class DbOptimisticTwoInstancesIT extends DbOptimisticStrategyTest {
 
     @BeforeAll

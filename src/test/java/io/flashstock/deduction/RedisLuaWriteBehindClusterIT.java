@@ -4,11 +4,13 @@ import io.flashstock.testsupport.Instances;
 import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.OwnRedisClusterResource;
 import io.quarkus.test.common.WithTestResource;
+import io.flashstock.testsupport.SharedStateCasesOnly;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.TestProfile;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The contract suite, strategy {@code redis-lua} with {@code write-behind} persistence, against two packaged instances on one MySQL and a 3-master Redis Cluster of the test's
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.Tag;
  */
 @Tag(Lane.FULL_TAG)
 @QuarkusIntegrationTest
+@ExtendWith(SharedStateCasesOnly.class)
 @TestProfile(StrategyProfiles.RedisLuaWriteBehind.class)
 @WithTestResource(OwnRedisClusterResource.class)
 class RedisLuaWriteBehindClusterIT extends StrategyContract {

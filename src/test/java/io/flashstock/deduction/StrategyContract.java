@@ -25,6 +25,7 @@ import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
 import io.flashstock.testsupport.InProcess;
 import io.flashstock.testsupport.Instances;
+import io.flashstock.testsupport.OnePod;
 import io.flashstock.testsupport.Pause;
 import io.flashstock.testsupport.Tokens;
 import io.restassured.http.ContentType;
@@ -632,6 +633,7 @@ public abstract class StrategyContract extends LedgerContract {
     // ---- bad input: 4xx problem+json, nothing changed ---------------------------------------------------------------
 
     @Test
+    @OnePod
     void badPurchaseInputIsRefusedAndChangesNothing() {
         String sku = newSku("bad");
         createItem(sku, 10, 0);
@@ -690,6 +692,7 @@ public abstract class StrategyContract extends LedgerContract {
     }
 
     @Test
+    @OnePod
     void aBodyWithoutContentLengthIsCountedAsItArrives() {
         String sku = newSku("chunked");
         createItem(sku, 10, 0);
@@ -720,6 +723,7 @@ public abstract class StrategyContract extends LedgerContract {
     }
 
     @Test
+    @OnePod
     void badItemAndOrderInputIsRefusedAndChangesNothing() {
         String sku = newSku("bad-item");
         createItem(sku, 10, 1);
@@ -788,6 +792,7 @@ public abstract class StrategyContract extends LedgerContract {
     }
 
     @Test
+    @OnePod
     void eachRoleCallsOnlyWhatItMay() {
         String sku = newSku("roles");
         String buyer = "u-" + UUID.randomUUID().toString().substring(0, 8);
@@ -862,6 +867,7 @@ public abstract class StrategyContract extends LedgerContract {
     }
 
     @Test
+    @OnePod
     void badTokensAreRefusedAndChangeNothing() {
         String sku = newSku("tokens");
         createItem(sku, 5, 0);

@@ -8,6 +8,7 @@ import java.sql.SQLException;
 
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.UnavailableException;
+import io.quarkus.narayana.jta.QuarkusTransactionException;
 import jakarta.persistence.PersistenceException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
@@ -50,6 +51,20 @@ class ProblemMapperTest {
         assertEquals(500, broken.getStatus());
         assertFalse(body(broken).detail().toLowerCase().contains("select"));
         assertFalse(body(broken).detail().contains("item'"));
+    }
+
+    /** A read's commit on a connection the pool discarded: Narayana's failure, wrapped by QuarkusTransaction. */
+    @Test
+    void aTransactionWhoseCommitLostItsConnectionIsUnavailable() {
+        Exception rollback = new Exception("ARJUNA016053: Could not commit transaction.");
+        rollback.addSuppressed(new Exception("Error trying to commit local transaction: Connection is closed",
+                new SQLException("Connection is closed")));
+        Response down = mapper.transaction(new QuarkusTransactionException(rollback), null);
+        assertEquals(503, down.getStatus());
+        assertEquals("urn:flashstock:problem:unavailable", body(down).type());
+        Response other = mapper.transaction(new QuarkusTransactionException(new Exception("ARJUNA016053")), null);
+        assertEquals(500, other.getStatus());
+        assertFalse(body(other).detail().contains("ARJUNA"));
     }
 
     @Test
