@@ -61,14 +61,13 @@ class LayoutTest {
         layer("access").mayUse("config", "error", "support", "web").check(classes);
         layer("item").mayUse("config", "error", "support", "db", "redis", "web", "access").check(classes);
         layer("order").mayUse("config", "error", "support", "db", "redis", "web", "access", "item").check(classes);
-        layer("events").mayUse("config", "error", "support", "db", "item", "order").check(classes);
         layer("deduction").mayUse("config", "error", "support", "db", "redis", "web", "access", "item", "order")
                 .check(classes);
         layer("events").mayUse("config", "error", "support", "db", "redis", "item", "order").check(classes);
     }
 
     /**
-     * {@code events} (the Kafka producer and, later, the outbox publisher) reads what the sale wrote; the sale never
+     * {@code events} (the Kafka producer and the outbox publisher) reads what the sale wrote; the sale never
      * waits for it: neither the purchase endpoints nor the strategies may call it (issue 34, "purchases do not touch
      * Kafka"). The layer rules already keep every lower package away from it.
      */
