@@ -53,6 +53,15 @@ public class Caller {
         return Optional.of(buyer());
     }
 
+    /**
+     * Who acts, as the movement ledger records it: the token's {@code sub} as it is (an admin's, a payment
+     * provider's, a shop's), {@code unknown} for a token without one.
+     */
+    public String actor() {
+        String subject = token.getSubject();
+        return subject == null || subject.isBlank() ? "unknown" : subject;
+    }
+
     /** A buyer's user: the token's {@code sub}, which must be a valid user id. */
     private String buyer() {
         String subject = token.getSubject();

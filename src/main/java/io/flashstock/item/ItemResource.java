@@ -2,9 +2,11 @@ package io.flashstock.item;
 
 import java.net.URI;
 
+import io.flashstock.access.Caller;
 import io.flashstock.access.Roles;
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.web.InputRules;
+import io.flashstock.web.PageLinks;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
@@ -37,11 +39,16 @@ public class ItemResource {
 
     private final ItemService items;
     private final ItemListing listing;
+    private final MovementListing movements;
+    private final Caller caller;
     private final int maxAgeSeconds;
 
-    ItemResource(ItemService items, ItemListing listing, FlashstockConfig config) {
+    ItemResource(ItemService items, ItemListing listing, MovementListing movements, Caller caller,
+            FlashstockConfig config) {
         this.items = items;
         this.listing = listing;
+        this.movements = movements;
+        this.caller = caller;
         this.maxAgeSeconds = (int) Math.min(1, config.availability().cacheTtl().toSeconds());
     }
 
@@ -50,7 +57,7 @@ public class ItemResource {
     @RolesAllowed(Roles.ADMIN)
     @Consumes(MediaType.APPLICATION_JSON)
     public Response create(@NotNull(message = "a JSON body is required") @Valid CreateItemRequest request) {
-        ItemView item = items.create(request);
+        ItemView item = items.create(request, caller.actor());
         return Response.created(URI.create("/items/" + item.sku())).entity(item).build();
     }
 
@@ -75,7 +82,7 @@ public class ItemResource {
             @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
             @RestHeader(IfMatch.HEADER) String ifMatch,
             @NotNull(message = "a JSON body is required") @Valid SaleRequest request) {
-        return tagged(items.setSale(sku, request.window(), IfMatch.parse(ifMatch)));
+        return tagged(items.setSale(sku, request.window(), IfMatch.parse(ifMatch), caller.actor()));
     }
 
     /**
@@ -90,7 +97,7 @@ public class ItemResource {
             @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
             @RestHeader(IfMatch.HEADER) String ifMatch,
             @NotNull(message = "a JSON body is required") @Valid SetStockRequest request) {
-        return tagged(items.setStock(sku, request.stock(), IfMatch.parse(ifMatch)));
+        return tagged(items.setStock(sku, request.stock(), IfMatch.parse(ifMatch), caller.actor()));
     }
 
     /**
@@ -103,7 +110,7 @@ public class ItemResource {
     public RestResponse<ItemView> retire(
             @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
             @RestHeader(IfMatch.HEADER) String ifMatch) {
-        return tagged(items.retire(sku, IfMatch.parse(ifMatch)));
+        return tagged(items.retire(sku, IfMatch.parse(ifMatch), caller.actor()));
     }
 
     private static RestResponse<ItemView> tagged(ItemView item) {
@@ -124,12 +131,29 @@ public class ItemResource {
                     + InputRules.LIST_LIMIT_DEFAULT, schema = @Schema(type = SchemaType.INTEGER)) String limit) {
         int count = InputRules.listLimit(limit);
         ItemPage page = listing.list(after, count);
-        Response.ResponseBuilder response = Response.ok(page);
-        if (page.next() != null) {
-            response.link(UriBuilder.fromPath("/items").queryParam("after", page.next()).queryParam("limit", count)
-                    .build(), "next");
-        }
-        return response.build();
+        return PageLinks.page(page, page.next(), UriBuilder.fromPath("/items"), count);
+    }
+
+    /**
+     * The item's movement ledger in id (append) order, {@code limit} (1-200, default 50) at a time after the movement
+     * id {@code after}: 200 {@code {"movements":[...],"next":<cursor>|null}}, and {@code Link: <...>; rel="next"}
+     * while there is a next page; 404 for an unknown item.
+     */
+    @GET
+    @Path("/{sku}/movements")
+    @RolesAllowed(Roles.ADMIN)
+    @APIResponseSchema(value = MovementPage.class, responseDescription = "A page; while there is a next one, its URL "
+            + "in the Link header (rel=next)")
+    public Response movements(
+            @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
+            @RestQuery @Pattern(regexp = InputRules.MOVEMENT_ID, message = InputRules.MOVEMENT_ID_MESSAGE)
+            @Parameter(description = "The cursor: the last movement id of the previous page") String after,
+            @RestQuery @Parameter(description = "Entries per page: 1 to " + InputRules.LIST_LIMIT_MAX + ", default "
+                    + InputRules.LIST_LIMIT_DEFAULT, schema = @Schema(type = SchemaType.INTEGER)) String limit) {
+        int count = InputRules.listLimit(limit);
+        MovementPage page = movements.list(sku, after == null ? 0 : Long.parseLong(after), count);
+        return PageLinks.page(page, page.next(), UriBuilder.fromPath("/items/{sku}/movements").resolveTemplate("sku",
+                sku), count);
     }
 
     /**
@@ -163,7 +187,7 @@ public class ItemResource {
             @RestHeader(InputRules.IDEMPOTENCY_KEY_HEADER) @Pattern(regexp = InputRules.IDEMPOTENCY_KEY,
                     message = InputRules.IDEMPOTENCY_KEY_MESSAGE) String idempotencyKey,
             @NotNull(message = "a JSON body is required") @Valid RestockRequest request) {
-        ItemService.RestockOutcome outcome = items.restock(sku, request.quantity(), idempotencyKey);
+        ItemService.RestockOutcome outcome = items.restock(sku, request.quantity(), idempotencyKey, caller.actor());
         Response.ResponseBuilder response = Response.ok(outcome.item());
         if (outcome.replayed()) {
             response.header(InputRules.REPLAYED_HEADER, "true");

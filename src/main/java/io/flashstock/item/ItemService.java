@@ -36,14 +36,14 @@ public class ItemService {
     }
 
     /** Creates the item; once committed, the mirror (redis-lua) warms its hot stock. */
-    public ItemView create(CreateItemRequest request) {
-        ItemView created = QuarkusTransaction.requiringNew().call(() -> insert(request));
+    public ItemView create(CreateItemRequest request, String actor) {
+        ItemView created = QuarkusTransaction.requiringNew().call(() -> insert(request, actor));
         availability.created(created.sku(), created.version());
         mirror.itemCreated(created.sku());
         return created;
     }
 
-    private ItemView insert(CreateItemRequest request) {
+    private ItemView insert(CreateItemRequest request, String actor) {
         SaleWindow window = request.window();
         if (request.reservationTtlSeconds() != null && request.reservationTtlSeconds() > maxReservationSeconds) {
             throw FlashstockException.invalid("reservationTtlSeconds: must be at most " + maxReservationSeconds
@@ -74,6 +74,7 @@ public class ItemService {
             }
             throw e;
         }
+        Ledger.record(Ledger.Entry.stock(item.sku, Ledger.Kind.CREATED, item.stock, null, actor, now));
         return ItemView.of(item);
     }
 
@@ -95,7 +96,7 @@ public class ItemService {
      * row is retried (bounded, then 503, nothing changed); a commit whose answer was lost is 503
      * {@code outcome-unknown}: setting the same window again is harmless, so the caller repeats the call.
      */
-    public ItemView setSale(String sku, SaleWindow window, IfMatch ifMatch) {
+    public ItemView setSale(String sku, SaleWindow window, IfMatch ifMatch, String actor) {
         Changed set = LostCommit.run(retry, commit -> {
             Instant now = Timestamps.now();
             if (ifMatch != null) {
@@ -105,6 +106,7 @@ public class ItemService {
             } else if (Item.setSaleWindow(sku, window, now) == 0) {
                 throw FlashstockException.itemNotFound(sku);
             }
+            Ledger.record(Ledger.Entry.mark(sku, Ledger.Kind.SALE_WINDOW, actor, now));
             Changed changed = new Changed(ItemView.of(find(sku)),
                     mirror.record(StockEvent.Kind.SALE, sku, null, 0, now), false);
             commit.committing(LostCommit.Landing.unknown()); // what follows is its commit
@@ -121,13 +123,14 @@ public class ItemService {
      * version only) before the answer, and {@code lua/purchase.lua} refuses it. A commit whose answer was lost is 503
      * {@code outcome-unknown}: read the item and retire it again if it is not retired.
      */
-    public ItemView retire(String sku, IfMatch ifMatch) {
+    public ItemView retire(String sku, IfMatch ifMatch, String actor) {
         IfMatch.required(ifMatch, sku);
         Changed retired = LostCommit.run(retry, commit -> {
             Instant now = Timestamps.now();
             Item.Locked locked = lockForChange(sku);
             ifMatch.check(sku, locked.version());
             Item.retire(sku, locked.version(), now); // under the row lock: it changes
+            Ledger.record(Ledger.Entry.mark(sku, Ledger.Kind.RETIRE, actor, now));
             Changed changed = new Changed(ItemView.of(find(sku)),
                     mirror.record(StockEvent.Kind.SALE, sku, null, 0, now), false);
             commit.committing(LostCommit.Landing.unknown()); // what follows is its commit
@@ -165,7 +168,7 @@ public class ItemService {
      * The hot stock is warmed before the row is locked, so the take finds it; a take that finds it cold anyway is 503
      * (nothing changed). Answers the item with the counters purchases are decided on.
      */
-    public ItemView setStock(String sku, int stock, IfMatch ifMatch) {
+    public ItemView setStock(String sku, int stock, IfMatch ifMatch, String actor) {
         IfMatch.required(ifMatch, sku);
         if (mirror.level(sku) == StockLevel.NONE) { // redis-lua: the hot stock is warm before the row is locked
             throw FlashstockException.itemNotFound(sku);
@@ -183,6 +186,7 @@ public class ItemService {
                     throw FlashstockException.stockBelowCommitted(sku, stock, locked.committed());
                 }
                 int delta = stock - locked.stock();
+                Ledger.record(Ledger.Entry.stock(sku, Ledger.Kind.STOCK_SET, delta, null, actor, now));
                 StockEvent event = delta == 0 ? null
                         : mirror.record(StockEvent.Kind.RESTOCKED, sku, null, delta, now);
                 if (event != null && delta < 0) {
@@ -248,14 +252,14 @@ public class ItemService {
      * is 422. A commit whose answer was lost is looked up before answering ({@link LostCommit}): 200 if it
      * committed, 503 (nothing changed) if not, {@code outcome-unknown} if MySQL cannot tell in time.
      */
-    public RestockOutcome restock(String sku, int quantity, String idempotencyKey) {
+    public RestockOutcome restock(String sku, int quantity, String idempotencyKey, String actor) {
         Restock restock = Restock.of(sku, quantity, idempotencyKey, Timestamps.now());
         LostCommit<RestockOutcome> commit = LostCommit.sinceNow(); // the retries' time counts
         Changed restocked;
         try {
             restocked = retry.inNewTransactions(() -> {
                 commit.attempt();
-                Changed done = addUnits(restock);
+                Changed done = addUnits(restock, actor);
                 if (!done.replayed()) {
                     commit.committing(LostCommit.Landing.lookedUp("restock " + restock.id,
                             () -> Restock.committed(restock.id) ? ItemView.of(find(sku)) : null,
@@ -283,7 +287,7 @@ public class ItemService {
     private record Changed(ItemView item, StockEvent event, boolean replayed) {
     }
 
-    private Changed addUnits(Restock restock) {
+    private Changed addUnits(Restock restock, String actor) {
         if (restock.idempotencyKey != null) {
             Restock earlier = Restock.byKey(restock.sku, restock.idempotencyKey);
             if (earlier != null) {
@@ -297,6 +301,8 @@ public class ItemService {
                     "quantity: restocking would take the stock of '" + restock.sku + "' past " + Integer.MAX_VALUE);
         }
         restock.persist();
+        Ledger.record(Ledger.Entry.stock(restock.sku, Ledger.Kind.RESTOCK, restock.quantity, restock.id, actor,
+                restock.createdAt));
         return new Changed(ItemView.of(item), mirror.record(StockEvent.Kind.RESTOCKED, restock.sku, null,
                 restock.quantity, restock.createdAt), false);
     }

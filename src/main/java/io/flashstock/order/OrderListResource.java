@@ -7,6 +7,7 @@ import io.flashstock.access.Caller;
 import io.flashstock.access.Roles;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.web.InputRules;
+import io.flashstock.web.PageLinks;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.GET;
@@ -60,21 +61,17 @@ public class OrderListResource {
         OrderStatus wanted = status(status);
         String user = caller.orderOwner().orElse(userId);
         OrderPage page = listing.list(new OrderListing.Filter(sku, wanted, user), after, count);
-        Response.ResponseBuilder response = Response.ok(page);
-        if (page.next() != null) {
-            UriBuilder next = UriBuilder.fromPath("/orders");
-            if (sku != null) {
-                next.queryParam("sku", sku);
-            }
-            if (wanted != null) {
-                next.queryParam("status", wanted.name());
-            }
-            if (user != null) {
-                next.queryParam("userId", user);
-            }
-            response.link(next.queryParam("after", page.next()).queryParam("limit", count).build(), "next");
+        UriBuilder query = UriBuilder.fromPath("/orders");
+        if (sku != null) {
+            query.queryParam("sku", sku);
         }
-        return response.build();
+        if (wanted != null) {
+            query.queryParam("status", wanted.name());
+        }
+        if (user != null) {
+            query.queryParam("userId", user);
+        }
+        return PageLinks.page(page, page.next(), query, count);
     }
 
     private static OrderStatus status(String status) {

@@ -39,7 +39,7 @@ public class OrderResource {
     @Path("/confirm")
     @RolesAllowed({ Roles.SHOP, Roles.PAYMENT })
     public OrderView confirm(@RestPath String orderId) {
-        return orders.confirm(checked(orderId));
+        return orders.confirm(checked(orderId), caller.actor());
     }
 
     /**
@@ -50,7 +50,7 @@ public class OrderResource {
     @Path("/cancel")
     @RolesAllowed({ Roles.SHOP, Roles.BUYER })
     public OrderView cancel(@RestPath String orderId) {
-        return orders.cancel(checked(orderId), caller.orderOwner());
+        return orders.cancel(checked(orderId), caller.orderOwner(), caller.actor());
     }
 
     /**

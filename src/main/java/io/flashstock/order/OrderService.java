@@ -15,6 +15,7 @@ import io.flashstock.error.FlashstockException;
 import io.flashstock.item.StockEvent;
 import io.flashstock.item.Availability;
 import io.flashstock.item.Item;
+import io.flashstock.item.Ledger;
 import io.flashstock.item.StockMirror;
 import io.flashstock.redis.RateLimiter;
 import io.flashstock.support.Timestamps;
@@ -72,8 +73,8 @@ public class OrderService {
      * RESERVED → CONFIRMED (paid): the units move from reserved to sold. Confirming twice is a no-op. A line of a
      * multi-item purchase moves with every other line of it.
      */
-    public OrderView confirm(String orderId) {
-        return lineOf(orderId, move(orderId, false, OrderStatus.CONFIRMED, StockEvent.Kind.CONFIRMED,
+    public OrderView confirm(String orderId, String actor) {
+        return lineOf(orderId, move(orderId, false, actor, OrderStatus.CONFIRMED, StockEvent.Kind.CONFIRMED,
                 Item::sellReserved, status -> status == OrderStatus.CONFIRMED, "confirmed"));
     }
 
@@ -93,8 +94,8 @@ public class OrderService {
     }
 
     /** Every line RESERVED → CONFIRMED in one transaction, or none (409 if any line is no longer RESERVED). */
-    public PurchaseView confirmPurchase(String purchaseId) {
-        return PurchaseView.of(purchaseId, move(purchaseId, true, OrderStatus.CONFIRMED, StockEvent.Kind.CONFIRMED,
+    public PurchaseView confirmPurchase(String purchaseId, String actor) {
+        return PurchaseView.of(purchaseId, move(purchaseId, true, actor, OrderStatus.CONFIRMED, StockEvent.Kind.CONFIRMED,
                 Item::sellReserved, status -> status == OrderStatus.CONFIRMED, "confirmed"));
     }
 
@@ -102,11 +103,11 @@ public class OrderService {
      * Every line RESERVED → CANCELLED in one transaction, units back once each; lines already CANCELLED or EXPIRED
      * stay as they are; 409 if a line is CONFIRMED. A purchase of someone other than {@code owner} is 404.
      */
-    public PurchaseView cancelPurchase(String purchaseId, Optional<String> owner) {
+    public PurchaseView cancelPurchase(String purchaseId, Optional<String> owner, String actor) {
         if (owner.isPresent()) {
             getPurchase(purchaseId, owner);
         }
-        return PurchaseView.of(purchaseId, move(purchaseId, true, OrderStatus.CANCELLED, StockEvent.Kind.RETURNED,
+        return PurchaseView.of(purchaseId, move(purchaseId, true, actor, OrderStatus.CANCELLED, StockEvent.Kind.RETURNED,
                 Item::returnReserved, status -> status != OrderStatus.CONFIRMED, "cancelled"));
     }
 
@@ -139,16 +140,16 @@ public class OrderService {
      * RESERVED → CANCELLED: the units return to available. Cancelling an order that is already CANCELLED or
      * EXPIRED changes nothing (its units came back already); a CONFIRMED order cannot be cancelled.
      */
-    public OrderView cancel(String orderId) {
-        return cancel(orderId, Optional.empty());
+    public OrderView cancel(String orderId, String actor) {
+        return cancel(orderId, Optional.empty(), actor);
     }
 
-    /** {@link #cancel(String)} of an order of {@code owner} (when present); another user's order is 404. */
-    public OrderView cancel(String orderId, Optional<String> owner) {
+    /** {@link #cancel(String, String)} of an order of {@code owner} (when present); another user's order is 404. */
+    public OrderView cancel(String orderId, Optional<String> owner, String actor) {
         if (owner.isPresent()) {
             get(orderId, owner);
         }
-        return lineOf(orderId, move(orderId, false, OrderStatus.CANCELLED, StockEvent.Kind.RETURNED,
+        return lineOf(orderId, move(orderId, false, actor, OrderStatus.CANCELLED, StockEvent.Kind.RETURNED,
                 Item::returnReserved, status -> status != OrderStatus.CONFIRMED, "cancelled"));
     }
 
@@ -180,11 +181,11 @@ public class OrderService {
 
     /**
      * Moves the order out of RESERVED to {@code target}, its units by {@code counters}, in one transaction, then
-     * mirrors the change. An order no longer RESERVED is answered as it is when {@code settled} accepts its status
+     * mirrors the change; each line moved is a movement of {@code actor} in the ledger. An order no longer RESERVED is answered as it is when {@code settled} accepts its status
      * (a repeat), else 409 {@code order-not-reserved}. A commit whose answer was lost is looked up before answering
      * ({@link LostCommit}): the order's status says whether the move happened.
      */
-    private List<OrderView> move(String id, boolean isPurchase, OrderStatus target, StockEvent.Kind kind,
+    private List<OrderView> move(String id, boolean isPurchase, String actor, OrderStatus target, StockEvent.Kind kind,
             CounterChange counters, Predicate<OrderStatus> settled, String verb) {
         persistIfPending(id, isPurchase);
         LostCommit<List<OrderView>> commit = LostCommit.perAttempt();
@@ -195,7 +196,7 @@ public class OrderService {
                 Instant now = Timestamps.now();
                 List<Changed> attempt = new ArrayList<>();
                 for (PurchaseOrder line : movingWith(id, isPurchase)) {
-                    attempt.add(moved(line, now, target, kind, counters, settled, verb));
+                    attempt.add(moved(line, now, actor, target, kind, counters, settled, verb));
                 }
                 if (attempt.stream().anyMatch(Changed::moved)) { // what follows is the commit of the move
                     commit.committing(Landing.lookedUp("the " + verb + " of " + id, () -> {
@@ -230,10 +231,12 @@ public class OrderService {
     }
 
     /** One order of an attempt of {@link #move}, inside its transaction. */
-    private Changed moved(PurchaseOrder order, Instant now, OrderStatus target, StockEvent.Kind kind,
+    private Changed moved(PurchaseOrder order, Instant now, String actor, OrderStatus target, StockEvent.Kind kind,
             CounterChange counters, Predicate<OrderStatus> settled, String verb) {
         if (transition(order, target, now)) {
             counters.apply(order.sku, order.quantity, now);
+            Ledger.record(Ledger.Entry.settled(order.sku, target == OrderStatus.CONFIRMED ? Ledger.Kind.CONFIRM
+                    : Ledger.Kind.CANCEL, order.quantity, order.id, order.purchaseId, actor, now));
             long returnedAt = kind == StockEvent.Kind.RETURNED ? mirror.returnedAtVersion(order.sku) : -1;
             return new Changed(OrderView.of(order), mirror.record(kind, order.sku, order.id, order.quantity, now),
                     true, returnedAt);

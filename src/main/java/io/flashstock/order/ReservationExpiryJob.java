@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.db.ConflictRetry;
 import io.flashstock.item.Item;
+import io.flashstock.item.Ledger;
 import io.flashstock.item.StockEvent;
 import io.flashstock.item.Availability;
 import io.flashstock.item.StockMirror;
@@ -140,6 +141,12 @@ public class ReservationExpiryJob {
                 returnedAt.put(sku, version);
             }
         });
+        List<Ledger.Entry> movements = new ArrayList<>(due.size());
+        for (Object[] row : due) {
+            movements.add(Ledger.Entry.settled((String) row[1], Ledger.Kind.EXPIRE, ((Number) row[2]).intValue(),
+                    (String) row[0], (String) row[3], Ledger.SYSTEM, now));
+        }
+        Ledger.record(movements);
         List<StockEvent> events = new ArrayList<>(due.size());
         for (Object[] row : due) {
             StockEvent event = mirror.record(StockEvent.Kind.RETURNED, (String) row[1], (String) row[0],

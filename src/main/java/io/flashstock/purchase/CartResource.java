@@ -82,7 +82,7 @@ public class CartResource {
     @Path("/{purchaseId}/confirm")
     @RolesAllowed({ Roles.SHOP, Roles.PAYMENT })
     public PurchaseView confirm(@RestPath String purchaseId) {
-        return orders.confirmPurchase(checked(purchaseId));
+        return orders.confirmPurchase(checked(purchaseId), caller.actor());
     }
 
     /** Cancels every line and returns its units: 200, again 200 unchanged. A buyer cancels only its own. */
@@ -90,7 +90,7 @@ public class CartResource {
     @Path("/{purchaseId}/cancel")
     @RolesAllowed({ Roles.SHOP, Roles.BUYER })
     public PurchaseView cancel(@RestPath String purchaseId) {
-        return orders.cancelPurchase(checked(purchaseId), caller.orderOwner());
+        return orders.cancelPurchase(checked(purchaseId), caller.orderOwner(), caller.actor());
     }
 
     /** Ids are issued by us; anything that is not one cannot name a purchase. */

@@ -18,6 +18,8 @@ public final class InputRules {
     public static final String IDEMPOTENCY_KEY = "^[\\x21-\\x7E]{1,64}$";
     /** An order id as issued: a lower-case UUID. */
     public static final String ORDER_ID = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
+    /** A movement id as a cursor of {@code GET /items/{sku}/movements}: a decimal integer. */
+    public static final String MOVEMENT_ID = "^[0-9]{1,18}$";
 
     /** Entries of a listing page ({@code GET /items}, {@code GET /orders}): {@code limit} when it is not given. */
     public static final int LIST_LIMIT_DEFAULT = 50;
@@ -29,6 +31,7 @@ public final class InputRules {
     public static final String USER_ID_MESSAGE = "must be 1-64 characters: letters, digits, '.', '_', '@' or '-'";
     public static final String IDEMPOTENCY_KEY_MESSAGE = "must be 1-64 printable ASCII characters";
     public static final String ORDER_ID_MESSAGE = "must be an order id as issued: a lower-case UUID";
+    public static final String MOVEMENT_ID_MESSAGE = "must be a movement id as listed: a decimal integer";
     public static final String LIST_LIMIT_MESSAGE = "must be an integer from 1 to " + LIST_LIMIT_MAX;
 
     /**

@@ -85,6 +85,7 @@ public class ProblemDocumentation implements OASFilter {
             Map.entry("POST /items", List.of(INVALID_REQUEST, ITEM_EXISTS, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE)),
             Map.entry("GET /items", List.of(INVALID_REQUEST)),
             Map.entry("GET /orders", List.of(INVALID_REQUEST)),
+            Map.entry("GET /items/{sku}/movements", List.of(INVALID_REQUEST, ITEM_NOT_FOUND)),
             Map.entry("GET /items/{sku}", List.of(INVALID_REQUEST, ITEM_NOT_FOUND)),
             Map.entry("GET /items/{sku}/availability", List.of(INVALID_REQUEST, ITEM_NOT_FOUND)),
             Map.entry("GET /items/{sku}/report", List.of(INVALID_REQUEST, ITEM_NOT_FOUND)),
@@ -137,7 +138,7 @@ public class ProblemDocumentation implements OASFilter {
             METHOD_NOT_ALLOWED, "/items/" + SKU);
 
     /** The listings: their invalid requests are about the query ({@code limit}, the filters, the cursor). */
-    static final java.util.Set<String> LISTINGS = java.util.Set.of("GET /items", "GET /orders");
+    static final java.util.Set<String> LISTINGS = java.util.Set.of("GET /items", "GET /orders", "GET /items/{sku}/movements");
 
     /** Operations answering 201 Created (the generated document says 200): the schema of the body. */
     static final Map<String, String> CREATED = Map.of("POST /items", "ItemView", "POST /items/{sku}/purchases",

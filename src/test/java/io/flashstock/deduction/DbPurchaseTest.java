@@ -6,13 +6,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
 
+import io.flashstock.item.Ledger;
 import org.junit.jupiter.api.Test;
 
-/** What the order INSERTs need from the driver's settings, without a database. */
+/** What the order and ledger INSERTs need from the driver's settings, without a database. */
 class DbPurchaseTest {
 
     @Test
-    void theLongestOrderInsertStaysParsedInTheDriversCache() throws IOException {
+    void theLongestOrderAndLedgerInsertsStayParsedInTheDriversCache() throws IOException {
         Properties settings = new Properties();
         try (InputStream in = getClass().getResourceAsStream("/application.properties")) {
             settings.load(in);
@@ -20,8 +21,10 @@ class DbPurchaseTest {
         String prefix = "quarkus.datasource.jdbc.additional-jdbc-properties.";
         assertTrue(Boolean.parseBoolean(settings.getProperty(prefix + "cachePrepStmts")));
         int limit = Integer.parseInt(settings.getProperty(prefix + "prepStmtCacheSqlLimit"));
-        int length = OrderWriter.longestInsert().length();
-        assertTrue(length <= limit, "the " + OrderWriter.MAX_ROWS_PER_INSERT + "-row INSERT has " + length
-                + " characters, over prepStmtCacheSqlLimit " + limit);
+        for (String longest : new String[] { OrderWriter.longestInsert(), Ledger.longestInsert() }) {
+            assertTrue(longest.length() <= limit, "the " + OrderWriter.MAX_ROWS_PER_INSERT + "-row INSERT "
+                    + longest.substring(0, 30) + " has " + longest.length() + " characters, over prepStmtCacheSqlLimit "
+                    + limit);
+        }
     }
 }

@@ -46,6 +46,7 @@ class OpenApiDocumentTest {
                     "415", "unsupported-media-type")),
             Map.entry("get /items", answers("200", "400", "invalid-request")),
             Map.entry("get /orders", answers("200", "400", "invalid-request")),
+            Map.entry("get /items/{sku}/movements", answers("200", "400", "invalid-request", "404", "item-not-found")),
             Map.entry("get /items/{sku}", answers("200", "400", "invalid-request", "404", "item-not-found")),
             Map.entry("get /items/{sku}/availability", answers("200", "400", "invalid-request", "404", "item-not-found")),
             Map.entry("get /items/{sku}/report", answers("200", "400", "invalid-request", "404", "item-not-found")),
@@ -159,6 +160,8 @@ class OpenApiDocumentTest {
         assertSameProblem(given().get("/items/bad%20sku"), "get /items/{sku}", "invalid-request", true);
         assertSameProblem(given().get("/items?limit=0"), "get /items", "invalid-request", true);
         assertSameProblem(given().get("/orders?limit=201"), "get /orders", "invalid-request", true);
+        assertSameProblem(given().get("/items/" + sku + "/movements?limit=0"), "get /items/{sku}/movements",
+                "invalid-request", true);
         assertSameProblem(RestAssured.given().get("/items/" + sku), "get /items/{sku}", "unauthenticated", true);
         assertSameProblem(RestAssured.given().header("Authorization", Tokens.bearer("u-1", "buyer"))
                 .contentType(ContentType.JSON).body("{}").post("/items"), "post /items", "forbidden", true);
