@@ -95,8 +95,8 @@ public class OrderService {
 
     /** Every line RESERVED → CONFIRMED in one transaction, or none (409 if any line is no longer RESERVED). */
     public PurchaseView confirmPurchase(String purchaseId, String actor) {
-        return PurchaseView.of(purchaseId, move(purchaseId, true, actor, OrderStatus.CONFIRMED, StockEvent.Kind.CONFIRMED,
-                Item::sellReserved, status -> status == OrderStatus.CONFIRMED, "confirmed"));
+        return PurchaseView.of(purchaseId, move(purchaseId, true, actor, OrderStatus.CONFIRMED,
+                StockEvent.Kind.CONFIRMED, Item::sellReserved, status -> status == OrderStatus.CONFIRMED, "confirmed"));
     }
 
     /**
@@ -107,8 +107,9 @@ public class OrderService {
         if (owner.isPresent()) {
             getPurchase(purchaseId, owner);
         }
-        return PurchaseView.of(purchaseId, move(purchaseId, true, actor, OrderStatus.CANCELLED, StockEvent.Kind.RETURNED,
-                Item::returnReserved, status -> status != OrderStatus.CONFIRMED, "cancelled"));
+        return PurchaseView.of(purchaseId, move(purchaseId, true, actor, OrderStatus.CANCELLED,
+                StockEvent.Kind.RETURNED, Item::returnReserved, status -> status != OrderStatus.CONFIRMED,
+                "cancelled"));
     }
 
     private static PurchaseView purchaseView(String purchaseId) {
@@ -181,9 +182,10 @@ public class OrderService {
 
     /**
      * Moves the order out of RESERVED to {@code target}, its units by {@code counters}, in one transaction, then
-     * mirrors the change; each line moved is a movement of {@code actor} in the ledger. An order no longer RESERVED is answered as it is when {@code settled} accepts its status
-     * (a repeat), else 409 {@code order-not-reserved}. A commit whose answer was lost is looked up before answering
-     * ({@link LostCommit}): the order's status says whether the move happened.
+     * mirrors the change; each line moved is a movement of {@code actor} in the ledger. An order no longer RESERVED is
+     * answered as it is when {@code settled} accepts its status (a repeat), else 409 {@code order-not-reserved}. A
+     * commit whose answer was lost is looked up before answering ({@link LostCommit}): the order's status says whether
+     * the move happened.
      */
     private List<OrderView> move(String id, boolean isPurchase, String actor, OrderStatus target, StockEvent.Kind kind,
             CounterChange counters, Predicate<OrderStatus> settled, String verb) {

@@ -2,6 +2,7 @@ package io.flashstock.deduction;
 
 import static io.flashstock.testsupport.Api.given;
 import static io.flashstock.testsupport.Shop.assertCounters;
+import static io.flashstock.testsupport.Shop.assertLedgerBalances;
 import static io.flashstock.testsupport.Shop.buy;
 import static io.flashstock.testsupport.Shop.byStatus;
 import static io.flashstock.testsupport.Shop.createItem;
@@ -206,6 +207,11 @@ public abstract class CartContract extends SettlementContract {
         assertCounters(b, 30, 0, 30, 0);
         assertCounters(c, 1000, 1000 - threeLines, threeLines, 0);
         assertNoPartialPurchase(a);
+        for (String sku : List.of(a, b, c)) { // a reserve movement per stored line, none of a refused cart
+            assertLedgerBalances(sku);
+            assertEquals(Db.orderCount(sku), Db.count("SELECT COUNT(*) FROM movement WHERE sku = ?"
+                    + " AND kind = 'reserve'", sku), "reserve movements of " + sku);
+        }
     }
 
     @Test
@@ -223,6 +229,8 @@ public abstract class CartContract extends SettlementContract {
         }
         assertCounters(a, 20, 0, 20, 0);
         assertCounters(b, 1000, (int) (1000 - carts), (int) carts, 0);
+        assertLedgerBalances(a);
+        assertLedgerBalances(b);
         assertEquals(20, Db.orderCount(a), "order rows of the shared item");
         assertNoPartialPurchase(a);
     }

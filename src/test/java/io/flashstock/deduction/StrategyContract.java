@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  * by a subclass that selects it with a test profile, and again against the packaged jar by its {@code *IT}.
  * Concurrency cases assert exact counts, in the answers and in MySQL.
  */
-public abstract class StrategyContract extends CartContract {
+public abstract class StrategyContract extends LedgerContract {
 
     protected static final int BUYERS = 400;
     protected static final int STOCK = 100;
@@ -61,6 +61,9 @@ public abstract class StrategyContract extends CartContract {
         assertEquals(STOCK, orderIds.size(), "distinct order ids");
         assertCounters(sku, STOCK, 0, STOCK, 0);
         assertEquals(STOCK, Db.orderCount(sku), "order rows");
+        assertLedgerBalances(sku);
+        assertEquals(STOCK, Db.count("SELECT COUNT(*) FROM movement WHERE sku = ? AND kind = 'reserve'"
+                + " AND order_id IS NOT NULL", sku), "a reserve movement per order");
     }
 
     @Test
@@ -81,6 +84,7 @@ public abstract class StrategyContract extends CartContract {
         }
         assertTrue(unitsSold <= 50 && unitsSold >= 48, "sold out to within one multi-unit purchase: " + unitsSold);
         assertCounters(sku, 50, (int) (50 - unitsSold), (int) unitsSold, 0); // reserved == units in 201 answers
+        assertLedgerBalances(sku);
     }
 
     // ---- hostile callers: made-up skus -----------------------------------------------------------------------------
@@ -289,6 +293,9 @@ public abstract class StrategyContract extends CartContract {
 
         given().post("/orders/" + orderId + "/confirm").then().statusCode(409).body("type", endsWith("order-not-reserved"));
         assertCounters(sku, 5, 5, 0, 0);
+        assertEquals(1, Db.count("SELECT COUNT(*) FROM movement WHERE order_id = ? AND kind = 'cancel'", orderId),
+                "one cancel movement of eleven cancels");
+        assertLedgerBalances(sku);
     }
 
     // ---- Reads: availability from memory or the hot stock, counters that count every acknowledged purchase ------
@@ -493,19 +500,9 @@ public abstract class StrategyContract extends CartContract {
         given().post("/orders/" + due + "/confirm").then().statusCode(409).body("type", endsWith("order-not-reserved"));
         Thread.sleep(1500); // further expiry runs must not return the units again
         assertCounters(sku, 4, 3, 1, 0);
-    }
-
-    protected static void awaitStatus(String orderId, String status) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + 15_000;
-        String seen = null;
-        while (System.currentTimeMillis() < deadline) {
-            seen = given().get("/orders/" + orderId).then().statusCode(200).extract().path("status");
-            if (status.equals(seen)) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        assertEquals(status, seen, "status of " + orderId + " within 15 s");
+        assertEquals(1, Db.count("SELECT COUNT(*) FROM movement WHERE order_id = ? AND kind = 'expire'", due),
+                "one expire movement");
+        assertLedgerBalances(sku);
     }
 
     // ---- Stock control: set stock and retire, guarded by the item's version (If-Match) ------------------------------
@@ -629,20 +626,7 @@ public abstract class StrategyContract extends CartContract {
         assertTrue(stock >= bought, "stock " + stock + " below the " + bought + " units bought");
         assertCounters(sku, stock, stock - (int) bought, (int) bought, 0);
         assertEquals(bought, Db.orderCount(sku), "an order per 201");
-    }
-
-    private static String etag(String sku) {
-        Response read = given().get("/items/" + sku);
-        read.then().statusCode(200);
-        return read.header("ETag");
-    }
-
-    private static Response setStock(String sku, int stock, String ifMatch) {
-        var request = given().contentType(ContentType.JSON).body("{\"stock\":" + stock + "}");
-        if (ifMatch != null) {
-            request.header("If-Match", ifMatch);
-        }
-        return request.put("/items/" + sku + "/stock");
+        assertLedgerBalances(sku);
     }
 
     // ---- bad input: 4xx problem+json, nothing changed ---------------------------------------------------------------

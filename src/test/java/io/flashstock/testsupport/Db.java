@@ -33,6 +33,13 @@ public final class Db {
         return row("SELECT stock, available, reserved, sold, per_user_limit, version FROM item WHERE sku = ?", sku);
     }
 
+    /** The sums of the item's movement ledger, by counter (stock, available, reserved, sold), and its row count. */
+    public static Map<String, Long> ledger(String sku) {
+        return row("SELECT COALESCE(SUM(stock_delta), 0) AS stock, COALESCE(SUM(available_delta), 0) AS available,"
+                + " COALESCE(SUM(reserved_delta), 0) AS reserved, COALESCE(SUM(sold_delta), 0) AS sold,"
+                + " COUNT(*) AS movements FROM movement WHERE sku = ?", sku);
+    }
+
     /** Orders of an item per status, and {@code units:<STATUS>} sums. */
     public static Map<String, Long> orders(String sku) {
         Map<String, Long> counts = new LinkedHashMap<>();

@@ -92,6 +92,18 @@ public final class Shop {
         assertEquals(sold, orders.getOrDefault("units:CONFIRMED", 0L), "units in CONFIRMED orders");
     }
 
+    /**
+     * The sums of the item's movement ledger equal its MySQL counters. Call it once {@link #assertCounters} passed:
+     * the movements are written in the transactions that change the counters.
+     */
+    public static void assertLedgerBalances(String sku) {
+        Map<String, Long> row = Db.item(sku);
+        Map<String, Long> sums = Db.ledger(sku);
+        assertEquals(List.of(row.get("stock"), row.get("available"), row.get("reserved"), row.get("sold")),
+                List.of(sums.get("stock"), sums.get("available"), sums.get("reserved"), sums.get("sold")),
+                "the ledger's sums of " + sku + " against its counters");
+    }
+
     public static Map<Integer, Long> byStatus(List<Reply> replies) {
         return replies.stream().collect(Collectors.groupingBy(Reply::status, Collectors.counting()));
     }
