@@ -18,6 +18,10 @@ import jakarta.persistence.Version;
  * versioned update based on a stale read fails instead of losing an update. It is kept in one place: counters change
  * only through this class, either on a managed entity ({@link #reserve}; Hibernate bumps the {@code @Version} when it
  * flushes) or through the bulk updates below, which all go through {@link #changeCounters}.
+ *
+ * <p>Every caller of a counter change also appends its movement to the ledger ({@link Ledger}) in the same
+ * transaction, so that an item's sums of deltas stay equal to its counters: the order writers (reserve), the order
+ * moves (confirm, cancel), the expiry job, and {@code ItemService} (created, restock, stock-set).
  */
 @Entity
 @Table(name = "item")

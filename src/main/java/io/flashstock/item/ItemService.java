@@ -16,7 +16,9 @@ import jakarta.persistence.PersistenceException;
 
 /**
  * Creates, reads, restocks, sets the stock of and retires items in MySQL. Restock is a relative update: it never loses
- * a concurrent sale; a stock set and a retirement are guarded by the item's version (If-Match).
+ * a concurrent sale; a stock set and a retirement are guarded by the item's version (If-Match). Each of these admin
+ * actions appends its movement ({@link Ledger}) in its own transaction with the {@code actor} it is given (the
+ * caller's token subject), also when it moves no counter (a sale window, a retirement, a stock set to the same stock).
  */
 @ApplicationScoped
 public class ItemService {
