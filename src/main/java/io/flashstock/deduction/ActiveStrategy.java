@@ -20,7 +20,8 @@ import org.jboss.logging.Logger;
 
 /**
  * Picks the {@link DeductionStrategy} named by {@code flashstock.strategy} once, at startup, and with it everything
- * that differs by strategy: the {@link StockMirror} the services keep in step, the strategy lease's family, and the
+ * that differs by strategy: the {@link StockMirror} the services keep in step, what the settlement report reads
+ * outside MySQL ({@link HotStockAudit}), the strategy lease's family, and the
  * strategy's background work ({@link DeductionStrategy#start}). An unknown name, or a name whose implementation is not
  * in this build, stops startup with a message that says which values work ({@link Startup}: the check runs when the
  * application starts, not on the first purchase).
@@ -70,6 +71,13 @@ public class ActiveStrategy {
     @ApplicationScoped
     StockMirror stockMirror(MySqlStock mysql) {
         return strategy.stockMirror().orElse(mysql);
+    }
+
+    /** What the settlement report reads outside MySQL: the chosen strategy's, or nothing. */
+    @Produces
+    @ApplicationScoped
+    HotStockAudit hotStockAudit() {
+        return strategy.hotStockAudit().orElse(HotStockAudit.NONE);
     }
 
     public DeductionStrategy get() {

@@ -46,6 +46,14 @@ public interface DeductionStrategy {
         return Optional.empty();
     }
 
+    /**
+     * What the settlement report reads of this strategy's copy outside MySQL ({@link HotStockAudit}); empty when
+     * MySQL's counters decide (then {@link HotStockAudit#NONE}).
+     */
+    default Optional<HotStockAudit> hotStockAudit() {
+        return Optional.empty();
+    }
+
     /** Which stores decide for this strategy: pods of different families never serve at once ({@link StrategyLease}). */
     default StrategyLease.Family leaseFamily() {
         return StrategyLease.Family.MYSQL;

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class LayoutTest {
 
     private static final String ROOT = "io.flashstock";
-    private static final String[] ENTRY_POINTS = { "purchase", "health" };
+    private static final String[] ENTRY_POINTS = { "purchase", "health", "report" };
     private static final String[] STRATEGIES = { ROOT + ".deduction.optimistic..", ROOT + ".deduction.lock..",
             ROOT + ".deduction.lua.." };
     private static JavaClasses classes;

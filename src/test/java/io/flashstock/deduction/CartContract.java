@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  * on the Redis Cluster. All or nothing: a purchase holds units on every line or on none, MySQL holds it with all its
  * lines or not at all, and its lines move together. Concurrency cases assert exact counts.
  */
-public abstract class CartContract {
+public abstract class CartContract extends SettlementContract {
 
     // ---- a purchase of several items ----------------------------------------------------------------------------
 

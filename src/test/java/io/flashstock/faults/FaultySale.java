@@ -25,13 +25,15 @@ import java.util.function.Supplier;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
+import io.flashstock.testsupport.Settlement;
 import io.restassured.path.json.JsonPath;
 
 /**
  * A concurrent sale with a fault staged in the middle of it, and the checks every fault test makes afterwards:
  * no 500; every answer 201, 409 or 503 as problem+json; every 201 has its order; an order exists only for a 201 or
  * for an {@code outcome-unknown} answer, whose retry with the same Idempotency-Key returns it; once the relay and the
- * mirror have settled, MySQL's counters match its orders and never go past the stock.
+ * mirror have settled, MySQL's counters match its orders and never go past the stock; and at the end the item's
+ * settlement report is {@code "consistent": true} ({@link Settlement}).
  */
 final class FaultySale {
 
@@ -132,6 +134,7 @@ final class FaultySale {
         Map<String, Long> row = Db.item(sku);
         assertEquals(stock - stored.size(), row.get("available"), "MySQL's counters match its orders: " + row);
         sellsOutExactly(sku, stock);
+        Settlement.assertConsistent(sku); // the item's books add up: counters, orders, ledger, Redis + pending
         // Where a fault case's time goes (the gate's budget is spent here): the sale with its fault, the retries of
         // uncertain answers, the wait for the orders to settle, and selling out what is left.
         System.out.printf("[fault-time] %s: sale and fault %d ms, %d retries %d ms, settle %d ms, sell-out %d ms%n",

@@ -21,6 +21,7 @@ import io.flashstock.testsupport.FaultyMySqlResource;
 import io.flashstock.testsupport.Http.Reply;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Lane;
+import io.flashstock.testsupport.Settlement;
 import io.flashstock.testsupport.Tokens;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.restassured.path.json.JsonPath;
@@ -154,6 +155,8 @@ abstract class MySqlCut {
             FaultySale.awaitHotStockAgrees(sku, () -> FaultySale.counters(redis.hash(String.class)
                     .hmget(RedisKeys.stock(sku), FaultySale.COUNTERS)));
         }
+        // Every confirm, cancel and restock whose answer was lost wrote its movement with its change, or neither.
+        Settlement.assertConsistent(sku);
     }
 
     private static HttpRequest move(String orderId, String verb) {

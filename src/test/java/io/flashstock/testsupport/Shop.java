@@ -29,7 +29,9 @@ public final class Shop {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 13);
     }
 
+    /** Creates the item (201) and tracks it for the suites' end-of-test settlement check ({@link Settlement}). */
     public static void createItem(String sku, int stock, int perUserLimit) {
+        Settlement.track(sku);
         given().contentType(ContentType.JSON)
                 .body(Map.of("sku", sku, "name", "Item " + sku, "stock", stock, "perUserLimit", perUserLimit))
                 .post("/items")

@@ -49,6 +49,7 @@ class OpenApiDocumentTest {
             Map.entry("get /items/{sku}/movements", answers("200", "400", "invalid-request", "404", "item-not-found")),
             Map.entry("get /items/{sku}", answers("200", "400", "invalid-request", "404", "item-not-found")),
             Map.entry("get /items/{sku}/availability", answers("200", "400", "invalid-request", "404", "item-not-found")),
+            Map.entry("get /items/{sku}/report", answers("200", "400", "invalid-request", "404", "item-not-found")),
             Map.entry("put /items/{sku}/sale", answers("200", "400", "invalid-request", "404", "item-not-found", "412",
                     "version-mismatch", "413", "payload-too-large", "415", "unsupported-media-type", "503",
                     "unavailable,outcome-unknown")),

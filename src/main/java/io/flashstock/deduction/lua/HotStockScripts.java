@@ -26,11 +26,12 @@ public class HotStockScripts {
     final LuaScript setStock = LuaScript.load("set_stock");
     final LuaScript cartOpen = LuaScript.load("cart_open");
     final LuaScript cartDecide = LuaScript.load("cart_decide");
+    final LuaScript report = LuaScript.load("report");
 
     /** SCRIPT LOAD of every script. */
     void preloadAll(RedisDataSource redis) {
         for (LuaScript script : List.of(purchase, undoPurchase, settleEntries, transition, restock, warm, restoreKeys,
-                reconcile, sale, setStock, cartOpen, cartDecide)) {
+                reconcile, sale, setStock, cartOpen, cartDecide, report)) {
             script.preload(redis);
         }
     }

@@ -12,6 +12,7 @@ import io.flashstock.deduction.CartOutcome;
 import io.flashstock.deduction.Combiner;
 import io.flashstock.deduction.Combiner.Result;
 import io.flashstock.deduction.DeductionStrategy;
+import io.flashstock.deduction.HotStockAudit;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.PurchaseOutcome;
 import io.flashstock.deduction.Replays;
@@ -71,12 +72,14 @@ public class RedisLuaStrategy implements DeductionStrategy {
     private final HotStockMirror mirror;
     private final HotStockWarmer warmer;
     private final HotStockWatch watch;
+    private final LuaHotStockAudit audit;
 
     RedisLuaStrategy(HotStock hotStock, OrderRelay relay, PendingOrderWriter writer, PendingStream stream,
             PodIdentity pod, Availability availability, CartPurchases cartPurchases, IdempotencyKeys keys,
-            HotStockMirror mirror, HotStockWarmer warmer, HotStockWatch watch, FlashstockConfig config,
-            MeterRegistry registry) {
+            HotStockMirror mirror, HotStockWarmer warmer, HotStockWatch watch, LuaHotStockAudit audit,
+            FlashstockConfig config, MeterRegistry registry) {
         this.hotStock = hotStock;
+        this.audit = audit;
         this.mirror = mirror;
         this.warmer = warmer;
         this.watch = watch;
@@ -106,6 +109,12 @@ public class RedisLuaStrategy implements DeductionStrategy {
     @Override
     public Optional<StockMirror> stockMirror() {
         return Optional.of(mirror);
+    }
+
+    /** The settlement report compares the hot stock and its pending orders with MySQL. */
+    @Override
+    public Optional<HotStockAudit> hotStockAudit() {
+        return Optional.of(audit);
     }
 
     @Override
