@@ -111,7 +111,9 @@ public abstract class StrategyContract extends LedgerContract {
         Map<String, Double> after = InProcess.trackedItems();
         for (Map.Entry<String, Double> kind : after.entrySet()) {
             if (!kind.getKey().startsWith("unknown-skus/")) {
-                assertTrue(kind.getValue() <= before.getOrDefault(kind.getKey(), 0.0),
+                // Real items of earlier cases may come in meanwhile (an expiry, a cancel's units back): a few. Each of
+                // the 60 made-up skus kept would be one more.
+                assertTrue(kind.getValue() <= before.getOrDefault(kind.getKey(), 0.0) + 10,
                         "per-item state grew with made-up skus: " + before + " -> " + after);
             }
         }
