@@ -109,7 +109,7 @@ parse_options() {
 # them, or redis-lua write-behind's only), whether the memory run is made, and the distinct buyer tokens minted for
 # the token storms (TOKENS, of which TOKENS_WARM for the warm-up; see token_storms). Then the overrides of the options.
 apply_mode() {
-  local c config
+  local c
   case "$MODE" in
     smoke)
       CONCURRENCY=(4); REPS=1; HOT_SECONDS=2; STORM_SECONDS=1; FLOOR_SECONDS=1; RAW_SECONDS=1; RAW_WARMUP=0.5
@@ -151,8 +151,15 @@ apply_mode() {
   TOKENS_PER_REP=$(((TOKENS - TOKENS_WARM) / REPS))
   SHOP_PAUSE=0.05
 
-  # What runs: strategy[:persistence mode]. redis-lua is covered with both of its persistence modes.
-  ALL_CONFIGS=(db-optimistic redis-lock redis-lua:write-through redis-lua:write-behind)
+  select_configs
+}
+
+# select_configs: CONFIGS, what runs: strategy[:persistence mode], those of ALL_CONFIGS whose strategy is in
+# ONLY_STRATEGIES (comma-separated; empty: all). redis-lua is covered with both of its persistence modes. Exits 2
+# when none matches. bench/compare.sh selects its strategies with it too.
+ALL_CONFIGS=(db-optimistic redis-lock redis-lua:write-through redis-lua:write-behind)
+select_configs() {
+  local config
   CONFIGS=()
   for config in "${ALL_CONFIGS[@]}"; do
     if [ -z "$ONLY_STRATEGIES" ] || [[ ",$ONLY_STRATEGIES," == *",${config%%:*},"* ]]; then CONFIGS+=("$config"); fi
