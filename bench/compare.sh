@@ -54,8 +54,11 @@ Options:
   --settle-seconds S       the most seconds of JIT settle rounds (default 30)
   -h, --help               this text
 
-Takes about 6 to 7 minutes per strategy with the defaults (each service run: start, ~15 s of warm-up, up to 30 s of
-settle rounds, 20 s of hot sell).
+Example, the ledger's cost (issue 33), against the commit the branch started from:
+  bench/compare.sh --baseline-rev "$(git merge-base main ledger)" --candidate-rev ledger
+Takes about 8 minutes per strategy with the defaults, 30 to 35 minutes for all four (each service run, 6 per
+strategy: about 7 s to start, 16 s of warm-up, up to 30 s of settle rounds and the one running when the cap is
+reached, 20 s of hot sell, the checks).
 Environment: as bench/run.sh (BENCH_MYSQL_*, BENCH_REDIS_HOST/PORT, BENCH_JAVA_OPTS, BENCH_OUT, BENCH_CONVERGE_SECONDS).
 Output folder (BENCH_OUT, default a new temporary folder): compare.tsv (one line per service run: strategy, build,
 round, position in the round, req/s, p50 us, p99 us, 2xx, answers), compare.md (the tables and how they were

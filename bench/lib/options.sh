@@ -66,6 +66,8 @@ touched. Tools it needs and does not find (wrk, redis-tools, gnuplot for the cha
 
 Exit status: 0 all fine; 1 an error (tool missing, service failed to start, ...); 2 usage; 3 an invariant
 was broken (the line INVARIANT BREACH says which).
+
+To compare the hot sell of two builds side by side (A/B, alternating, medians): bench/compare.sh --help.
 EOF
 }
 
