@@ -34,6 +34,7 @@ COMMAND_LINE="bench/run.sh $*"
 #   runs.sh       each strategy's service run, and the memory run
 #   catalog.sh    the catalog runs
 #   report.sh     the tables, and docs/benchmarks.md
+# bench/compare.sh (A/B of the hot sell of two builds, side by side) and bench/abuse.sh reuse these parts.
 for part in options common backends service load raw scenarios runs catalog report; do
   # shellcheck source=/dev/null
   source "$BENCH_DIR/lib/$part.sh"

@@ -66,6 +66,8 @@ touched. Tools it needs and does not find (wrk, redis-tools, gnuplot for the cha
 
 Exit status: 0 all fine; 1 an error (tool missing, service failed to start, ...); 2 usage; 3 an invariant
 was broken (the line INVARIANT BREACH says which).
+
+To compare the hot sell of two builds side by side (A/B, alternating, medians): bench/compare.sh --help.
 EOF
 }
 
@@ -109,7 +111,7 @@ parse_options() {
 # them, or redis-lua write-behind's only), whether the memory run is made, and the distinct buyer tokens minted for
 # the token storms (TOKENS, of which TOKENS_WARM for the warm-up; see token_storms). Then the overrides of the options.
 apply_mode() {
-  local c config
+  local c
   case "$MODE" in
     smoke)
       CONCURRENCY=(4); REPS=1; HOT_SECONDS=2; STORM_SECONDS=1; FLOOR_SECONDS=1; RAW_SECONDS=1; RAW_WARMUP=0.5
@@ -151,8 +153,15 @@ apply_mode() {
   TOKENS_PER_REP=$(((TOKENS - TOKENS_WARM) / REPS))
   SHOP_PAUSE=0.05
 
-  # What runs: strategy[:persistence mode]. redis-lua is covered with both of its persistence modes.
-  ALL_CONFIGS=(db-optimistic redis-lock redis-lua:write-through redis-lua:write-behind)
+  select_configs
+}
+
+# select_configs: CONFIGS, what runs: strategy[:persistence mode], those of ALL_CONFIGS whose strategy is in
+# ONLY_STRATEGIES (comma-separated; empty: all). redis-lua is covered with both of its persistence modes. Exits 2
+# when none matches. bench/compare.sh selects its strategies with it too.
+ALL_CONFIGS=(db-optimistic redis-lock redis-lua:write-through redis-lua:write-behind)
+select_configs() {
+  local config
   CONFIGS=()
   for config in "${ALL_CONFIGS[@]}"; do
     if [ -z "$ONLY_STRATEGIES" ] || [[ ",$ONLY_STRATEGIES," == *",${config%%:*},"* ]]; then CONFIGS+=("$config"); fi

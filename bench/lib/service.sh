@@ -12,8 +12,7 @@ prepare_jar() {
     JAR="$REPO_DIR/target/quarkus-app/quarkus-run.jar"
     if [ ! -f "$JAR" ] || [ -n "$(find "$REPO_DIR/src/main" "$REPO_DIR/pom.xml" -newer "$JAR" -print -quit)" ]; then
       say "building the service jar: ./mvnw -B -q package -DskipTests (log: $OUT/build.log)"
-      (cd "$REPO_DIR" && ./mvnw -B -q package -DskipTests) >"$OUT/build.log" 2>&1 \
-        || { tail -40 "$OUT/build.log" >&2; die "the build failed (log: $OUT/build.log)"; }
+      build_jar "$REPO_DIR" "$OUT/build.log"
     fi
   fi
   [ -f "$JAR" ] || die "no service jar at $JAR"
@@ -34,6 +33,14 @@ prepare_jar() {
   [ -s "$PURCHASE_LUA" ] || rm -f "$PURCHASE_LUA"
 }
 
+# build_jar DIR LOG [MAVEN OPTION...]: ./mvnw -B -q [OPTION...] package -DskipTests in the checkout DIR (its jar:
+# DIR/target/quarkus-app/quarkus-run.jar), the output in LOG; dies, with the end of LOG, when the build fails.
+build_jar() {
+  local dir="$1" log="$2"
+  (cd "$dir" && ./mvnw -B -q "${@:3}" package -DskipTests) >"$log" 2>&1 \
+    || { tail -40 "$log" >&2; die "the build failed (log: $log)"; }
+}
+
 # ---------------------------------------------------------------------------------------------------------------
 # Bearer tokens (README, "Access"): a key pair of this run's own, trusted by the services it starts. The load runs
 # as a shop (it names a buyer per purchase in the body, as a shop's backend does); the catalog is set up as admin.
@@ -50,11 +57,24 @@ mint_token() { # subject role: an RS256 JWT valid for a day
     "$(printf '%s.%s' "$header" "$claims" | openssl dgst -sha256 -sign "$OUT/jwt/privateKey.pem" -binary | b64url)"
 }
 
-# make_tokens: the key pair, ADMIN_AUTH and SHOP_AUTH (header lines), BENCH_AUTH for bench/wrk_purchase.lua, and
-# BUYER_TOKENS, a file of TOKENS distinct buyer tokens for the token storms ("<sub> <token>" lines, subs b-1 ..
-# b-TOKENS), minted by bench/MintTokens.java before any service runs, so that signing costs nothing in a storm.
+# make_tokens: make_auth, and BUYER_TOKENS, a file of TOKENS distinct buyer tokens for the token storms ("<sub>
+# <token>" lines, subs b-1 .. b-TOKENS), minted by bench/MintTokens.java before any service runs, so that signing
+# costs nothing in a storm.
 make_tokens() {
   local t0
+  make_auth
+  BUYER_TOKENS="$OUT/jwt/buyers.txt"
+  t0=$SECONDS
+  mkdir -p "$OUT/classes"
+  javac -d "$OUT/classes" "$BENCH_DIR/MintTokens.java" || die "cannot compile bench/MintTokens.java"
+  java -cp "$OUT/classes" MintTokens "$OUT/jwt/privateKey.pem" "$JWT_ISSUER" b "$TOKENS" "$BUYER_TOKENS" \
+    || die "bench/MintTokens.java could not mint the buyer tokens"
+  say "minted $TOKENS distinct buyer tokens for the token storms in $((SECONDS - t0)) s ($BUYER_TOKENS)"
+}
+
+# make_auth: the key pair (in $OUT/jwt, trusted by every service started), ADMIN_AUTH and SHOP_AUTH (header lines),
+# and BENCH_AUTH for bench/wrk_purchase.lua. Enough for purchases and items; the token storms need make_tokens.
+make_auth() {
   mkdir -p "$OUT/jwt"
   openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$OUT/jwt/privateKey.pem" 2>/dev/null \
     || die "openssl could not make the bench's token key pair"
@@ -63,13 +83,6 @@ make_tokens() {
   ADMIN_AUTH="Authorization: Bearer $(mint_token bench-admin admin)"
   SHOP_AUTH="Authorization: Bearer $(mint_token bench-shop shop)"
   export BENCH_AUTH="${SHOP_AUTH#Authorization: }" # wrk_purchase.lua sends it with every API request
-  BUYER_TOKENS="$OUT/jwt/buyers.txt"
-  t0=$SECONDS
-  mkdir -p "$OUT/classes"
-  javac -d "$OUT/classes" "$BENCH_DIR/MintTokens.java" || die "cannot compile bench/MintTokens.java"
-  java -cp "$OUT/classes" MintTokens "$OUT/jwt/privateKey.pem" "$JWT_ISSUER" b "$TOKENS" "$BUYER_TOKENS" \
-    || die "bench/MintTokens.java could not mint the buyer tokens"
-  say "minted $TOKENS distinct buyer tokens for the token storms in $((SECONDS - t0)) s ($BUYER_TOKENS)"
 }
 
 # ---------------------------------------------------------------------------------------------------------------
