@@ -7,13 +7,22 @@ import static io.flashstock.testsupport.Shop.newSku;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 
+import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.StrategyProfiles;
+import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.LocalServersResource;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -46,6 +55,12 @@ class EventPublisherTest {
     EventPublisher publisher;
     @Inject
     RecordingDelivery broker;
+    @Inject
+    OutboxStore store;
+    @Inject
+    SaleEvents saleEvents;
+    @Inject
+    FlashstockConfig config;
 
     @Test
     void everyMovementIsPublishedOnceInOrder() {
@@ -101,6 +116,54 @@ class EventPublisherTest {
         assertEquals(List.of("item.created", "order.reserved", "order.reserved"),
                 events.stream().map(SaleEvent::type).toList());
         assertTrue(Long.parseLong(events.get(1).id()) < Long.parseLong(events.get(2).id()), "in order");
+    }
+
+    /**
+     * Two publishers (as two pods would run them: separate transactions on separate connections) racing over the same
+     * items while they sell: the buckets one holds, the other skips, so every event is published exactly once and
+     * each item's events arrive in the order of its movements.
+     */
+    @Test
+    void twoPublishersShareTheItemsAndKeepEachItemsOrder() throws Exception {
+        EventPublisher other = new EventPublisher(store, saleEvents, broker, config, new SimpleMeterRegistry());
+        List<String> skus = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            String sku = newSku("ev-two-" + i);
+            broker.watch(sku);
+            createItem(sku, 10, 0);
+            skus.add(sku);
+        }
+        AtomicBoolean selling = new AtomicBoolean(true);
+        ExecutorService pods = Executors.newFixedThreadPool(2);
+        List<Future<?>> publishing = List.of(publisher, other).stream().map(p -> pods.submit(() -> {
+            while (selling.get()) {
+                if (!p.publishRound()) {
+                    Thread.sleep(5);
+                }
+            }
+            return null;
+        })).collect(Collectors.toList());
+        Http.concurrently(skus.size() * 10, 16, i -> Http.post("/items/" + skus.get(i % skus.size())
+                + "/purchases", "{\"userId\":\"two-" + i + "\",\"quantity\":1}").build());
+        selling.set(false);
+        for (Future<?> p : publishing) {
+            p.get();
+        }
+        pods.shutdown();
+        drain();
+        for (String sku : skus) {
+            List<SaleEvent> events = broker.of(sku);
+            List<String> types = events.stream().map(SaleEvent::type).toList();
+            assertEquals(1 + 10 + 1, types.size(), sku + ": created, ten reserved, sold out: " + types);
+            assertEquals(10, types.stream().filter("order.reserved"::equals).count());
+            assertEquals("item.sold-out", types.get(types.size() - 1));
+            long previous = 0;
+            for (SaleEvent event : events) {
+                long movement = Long.parseLong(event.id().split("\\.")[0]);
+                assertTrue(movement >= previous, sku + " in the order of its movements: " + events);
+                previous = movement;
+            }
+        }
     }
 
     /** Rounds until the publisher finds nothing to do (the scheduled runs may take part: they share the locks). */
