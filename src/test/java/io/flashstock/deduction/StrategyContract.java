@@ -25,6 +25,7 @@ import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
 import io.flashstock.testsupport.InProcess;
 import io.flashstock.testsupport.Instances;
+import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.OnePod;
 import io.flashstock.testsupport.Pause;
 import io.flashstock.testsupport.Tokens;
@@ -598,9 +599,9 @@ public abstract class StrategyContract extends LedgerContract {
     @Test
     void stockSetsRacingPurchasesLoseNoPurchaseAndNeverOversell() {
         String sku = newSku("setrace");
-        createItem(sku, 100, 0);
-        int purchases = 200;
-        int sets = 10;
+        int purchases = Lane.size(200, 1000); // the 50 stock changes racing 1,000 purchases in the full lane
+        int sets = Lane.size(10, 50);
+        createItem(sku, purchases / 2, 0);
         List<Reply> replies = Http.concurrently(purchases + sets, 32, i -> {
             if (i % ((purchases + sets) / sets) != 7) {
                 return Http.post("/items/" + sku + "/purchases", "{\"userId\":\"race-" + i + "\",\"quantity\":1}")
@@ -610,7 +611,8 @@ public abstract class StrategyContract extends LedgerContract {
             return HttpRequest.newBuilder(Http.uri("/items/" + sku + "/stock")).timeout(Duration.ofSeconds(30))
                     .header("Authorization", Tokens.staff()).header("Content-Type", "application/json")
                     .header("If-Match", read.headers().firstValue("ETag").orElse("\"-1\""))
-                    .PUT(HttpRequest.BodyPublishers.ofString("{\"stock\":" + (60 + 10 * (i % 11)) + "}")).build();
+                    .PUT(HttpRequest.BodyPublishers.ofString("{\"stock\":"
+                            + (purchases * 3 / 10 + purchases / 20 * (i % 11)) + "}")).build();
         });
         long bought = 0;
         for (Reply reply : replies) {
@@ -625,7 +627,7 @@ public abstract class StrategyContract extends LedgerContract {
                         || reply.body().contains("stock-below-committed"), reply.body());
             }
         }
-        assertTrue(bought >= 60, "purchases went through: " + bought);
+        assertTrue(bought >= purchases * 3 / 10, "purchases went through: " + bought);
         JsonPath after = item(sku);
         int stock = after.getInt("stock");
         assertTrue(stock >= bought, "stock " + stock + " below the " + bought + " units bought");
