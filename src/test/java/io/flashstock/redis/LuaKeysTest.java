@@ -29,7 +29,7 @@ class LuaKeysTest {
     /** Commands whose first argument is a key. */
     private static final Set<String> FIRST_ARG_IS_KEY = Set.of("GET", "SET", "DEL", "EXISTS", "EXPIRE", "PEXPIRE",
             "PTTL", "TTL", "INCR", "INCRBY", "HGET", "HSET", "HMGET", "HINCRBY", "HEXISTS", "HDEL", "HGETALL", "XADD",
-            "XACK", "XDEL", "XLEN", "XPENDING", "XAUTOCLAIM", "XCLAIM", "ZADD", "ZREM", "ZSCORE");
+            "XACK", "XDEL", "XLEN", "XRANGE", "XPENDING", "XAUTOCLAIM", "XCLAIM", "ZADD", "ZREM", "ZSCORE");
     /** Commands without keys (a channel is not a key: classic pub/sub reaches every node of a cluster). */
     private static final Set<String> NO_KEY = Set.of("TIME", "PUBLISH");
     private static final Pattern CALL = Pattern.compile("redis\\.p?call\\(\\s*'([A-Z]+)'\\s*(?:,\\s*([^,)]+))?"
