@@ -39,6 +39,11 @@ public class EventPublisher {
     private static final Logger LOG = Logger.getLogger(EventPublisher.class);
     /** Buckets one round locks at most: a pod takes a share, and the others find the rest. */
     private static final int BUCKETS_PER_ROUND = 8;
+    /**
+     * The longest pause after a round the broker did not acknowledge: with the send timeout, a broker that comes back
+     * sees the backlog sent again within about 15 s, and a broker that stays away gets one round per 15 s.
+     */
+    private static final Duration MAX_PAUSE = Duration.ofSeconds(5);
     /** The delivery histogram's buckets: around the 1 s p99 the events are meant to keep during a sale. */
     private static final Duration[] DELIVERY_BUCKETS = LongStream.of(10, 25, 50, 100, 250, 500,
             1_000, 2_500, 5_000, 10_000, 30_000, 60_000).mapToObj(Duration::ofMillis).toArray(Duration[]::new);
@@ -53,7 +58,7 @@ public class EventPublisher {
     private final Semaphore wake = new Semaphore(0);
     private volatile boolean stopping;
     private volatile Thread thread;
-    /** After a round the broker did not acknowledge, rounds wait until then (doubling pause, at most 30 s). */
+    /** After a round the broker did not acknowledge, rounds wait until then (doubling pause, at most 5 s). */
     private volatile long pausedUntilNanos;
     private volatile long pauseNanos;
 
@@ -241,7 +246,7 @@ public class EventPublisher {
 
     private void pause() {
         long next = pauseNanos == 0 ? Duration.ofSeconds(1).toNanos()
-                : Math.min(pauseNanos * 2, Duration.ofSeconds(30).toNanos());
+                : Math.min(pauseNanos * 2, MAX_PAUSE.toNanos());
         pauseNanos = next;
         pausedUntilNanos = System.nanoTime() + next;
     }
