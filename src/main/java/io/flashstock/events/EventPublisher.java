@@ -136,6 +136,9 @@ public class EventPublisher {
 
     @Scheduled(identity = "event-backlog", every = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void measure() {
+        if (!on()) {
+            return; // nothing publishes here: no backlog to watch, and no scan of the ledger for it
+        }
         try {
             OutboxStore.Backlog now = QuarkusTransaction.requiringNew().call(store::backlog);
             backlog.set(now.movements());

@@ -111,12 +111,17 @@ class OutboxStore {
 
     /** Unpublished movements and the time of the oldest, over every pending item (for metrics; not locking). */
     Backlog backlog() {
-        Object[] row = (Object[]) em.createNativeQuery("SELECT COUNT(m.id), " + utc("MIN(m.created_at)")
-                + " FROM event_pending p"
-                + " JOIN movement m ON m.sku = p.sku AND m.id > COALESCE((SELECT c.movement_id FROM event_cursor c"
-                + " WHERE c.sku = p.sku), 0)").getSingleResult();
+        // the count reads only the (sku, id) index; the oldest reads one row per pending item, its first unpublished
+        Object[] row = (Object[]) em.createNativeQuery("SELECT COUNT(m.id), (SELECT " + utc("MIN(f.created_at)")
+                + " FROM event_pending fp JOIN movement f ON f.id = (SELECT MIN(n.id) FROM movement n WHERE n.sku = fp.sku"
+                + " AND n.id > " + CURSOR.formatted("fp") + "))"
+                + " FROM event_pending p JOIN movement m ON m.sku = p.sku AND m.id > " + CURSOR.formatted("p"))
+                .getSingleResult();
         return new Backlog(number(row[0]), row[1] == null ? null : instant(row[1]));
     }
+
+    /** The last published movement of the pending item aliased %s (0: none yet). */
+    private static final String CURSOR = "COALESCE((SELECT c.movement_id FROM event_cursor c WHERE c.sku = %1$s.sku), 0)";
 
     record Backlog(long movements, Instant oldest) {
     }
