@@ -46,8 +46,12 @@ public interface EventsConfig {
     @WithDefault("200ms")
     Duration interval();
 
-    /** Items per round of the publisher, and movements per item per round. */
-    @WithDefault("200")
+    /**
+     * Movements one round of the publisher sends, shared among the items it found pending (up to 200, each at least
+     * 50): a hot item's round takes this many of its movements, so one pod publishes about this many events per
+     * broker acknowledgement.
+     */
+    @WithDefault("1000")
     int batchSize();
 
     /**

@@ -39,6 +39,13 @@ public class EventPublisher {
     private static final Logger LOG = Logger.getLogger(EventPublisher.class);
     /** Buckets one round locks at most: a pod takes a share, and the others find the rest. */
     private static final int BUCKETS_PER_ROUND = 8;
+    /** Pending items one round takes at most. */
+    private static final int ITEMS_PER_ROUND = 200;
+    /**
+     * Movements of each item a round takes at least, however many items share the round's {@code batch-size}: a
+     * round holds at most 200 x 50 events beyond it.
+     */
+    private static final int MIN_PER_ITEM = 50;
     /**
      * The longest pause after a round the broker did not acknowledge: with the send timeout, a broker that comes back
      * sees the backlog sent again within about 15 s, and a broker that stays away gets one round per 15 s.
@@ -175,12 +182,13 @@ public class EventPublisher {
             if (locked.isEmpty()) {
                 return false;
             }
-            List<OutboxStore.Pending> pending = store.pending(locked, settings.batchSize());
+            List<OutboxStore.Pending> pending = store.pending(locked, ITEMS_PER_ROUND);
+            int perItem = Math.max(MIN_PER_ITEM, settings.batchSize() / Math.max(1, pending.size()));
             Map<OutboxStore.Pending, ItemRound> rounds = new LinkedHashMap<>();
             List<SaleEvent> outgoing = new ArrayList<>();
-            boolean itemsLeft = pending.size() >= settings.batchSize() || locked.size() < candidates.size();
+            boolean itemsLeft = pending.size() >= ITEMS_PER_ROUND || locked.size() < candidates.size();
             for (OutboxStore.Pending item : pending) {
-                ItemRound round = read(item, outgoing.size());
+                ItemRound round = read(item, outgoing.size(), perItem);
                 rounds.put(item, round);
                 outgoing.addAll(round.events);
                 itemsLeft |= !round.readAll; // a busy item has more movements than a round takes
@@ -200,10 +208,10 @@ public class EventPublisher {
     }
 
     /** What one item sends this round: its movements after the cursor, their events, and the cursor after each. */
-    private ItemRound read(OutboxStore.Pending item, int firstEvent) {
+    private ItemRound read(OutboxStore.Pending item, int firstEvent, int limit) {
         OutboxStore.Cursor cursor = store.cursor(item.sku());
-        List<OutboxMovement> movements = store.movements(item.sku(), cursor.movementId(), settings.batchSize());
-        ItemRound round = new ItemRound(firstEvent, movements.size() < settings.batchSize());
+        List<OutboxMovement> movements = store.movements(item.sku(), cursor.movementId(), limit);
+        ItemRound round = new ItemRound(firstEvent, movements.size() < limit);
         ItemCounters counters = cursor.counters();
         for (OutboxMovement movement : movements) {
             ItemCounters after = counters.after(movement);
