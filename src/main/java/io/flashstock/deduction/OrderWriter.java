@@ -99,11 +99,10 @@ public final class OrderWriter {
                                 .convert(e, "inserting purchase " + purchase.id, Purchase.INSERT);
                     }
                 }
-                Instant now = Timestamps.now();
                 List<Ledger.Entry> reserves = new ArrayList<>(orders.size());
                 for (PurchaseOrder order : orders) {
                     reserves.add(Ledger.Entry.reserve(order.sku, order.quantity, order.id, order.purchaseId,
-                            order.userId, now));
+                            order.userId));
                 }
                 try {
                     Ledger.write(connection, INSERT.rows(orders), reserves);

@@ -76,7 +76,7 @@ public class ItemService {
             }
             throw e;
         }
-        Ledger.record(Ledger.Entry.stock(item.sku, Ledger.Kind.CREATED, item.stock, null, actor, now));
+        Ledger.record(Ledger.Entry.stock(item.sku, Ledger.Kind.CREATED, item.stock, null, actor));
         return ItemView.of(item);
     }
 
@@ -108,7 +108,7 @@ public class ItemService {
             } else if (Item.setSaleWindow(sku, window, now) == 0) {
                 throw FlashstockException.itemNotFound(sku);
             }
-            Ledger.record(Ledger.Entry.mark(sku, Ledger.Kind.SALE_WINDOW, actor, now));
+            Ledger.record(Ledger.Entry.mark(sku, Ledger.Kind.SALE_WINDOW, actor));
             Changed changed = new Changed(ItemView.of(find(sku)),
                     mirror.record(StockEvent.Kind.SALE, sku, null, 0, now), false);
             commit.committing(LostCommit.Landing.unknown()); // what follows is its commit
@@ -132,7 +132,7 @@ public class ItemService {
             Item.Locked locked = lockForChange(sku);
             ifMatch.check(sku, locked.version());
             Item.retire(sku, locked.version(), now); // under the row lock: it changes
-            Ledger.record(Ledger.Entry.mark(sku, Ledger.Kind.RETIRE, actor, now));
+            Ledger.record(Ledger.Entry.mark(sku, Ledger.Kind.RETIRE, actor));
             Changed changed = new Changed(ItemView.of(find(sku)),
                     mirror.record(StockEvent.Kind.SALE, sku, null, 0, now), false);
             commit.committing(LostCommit.Landing.unknown()); // what follows is its commit
@@ -188,7 +188,7 @@ public class ItemService {
                     throw FlashstockException.stockBelowCommitted(sku, stock, locked.committed());
                 }
                 int delta = stock - locked.stock();
-                Ledger.record(Ledger.Entry.stock(sku, Ledger.Kind.STOCK_SET, delta, null, actor, now));
+                Ledger.record(Ledger.Entry.stock(sku, Ledger.Kind.STOCK_SET, delta, null, actor));
                 StockEvent event = delta == 0 ? null
                         : mirror.record(StockEvent.Kind.RESTOCKED, sku, null, delta, now);
                 if (event != null && delta < 0) {
@@ -303,8 +303,7 @@ public class ItemService {
                     "quantity: restocking would take the stock of '" + restock.sku + "' past " + Integer.MAX_VALUE);
         }
         restock.persist();
-        Ledger.record(Ledger.Entry.stock(restock.sku, Ledger.Kind.RESTOCK, restock.quantity, restock.id, actor,
-                restock.createdAt));
+        Ledger.record(Ledger.Entry.stock(restock.sku, Ledger.Kind.RESTOCK, restock.quantity, restock.id, actor));
         return new Changed(ItemView.of(item), mirror.record(StockEvent.Kind.RESTOCKED, restock.sku, null,
                 restock.quantity, restock.createdAt), false);
     }

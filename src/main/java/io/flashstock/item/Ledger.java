@@ -2,11 +2,9 @@ package io.flashstock.item;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.List;
 
 import io.flashstock.db.MultiRowInsert;
-import io.flashstock.support.Timestamps;
 import org.hibernate.Session;
 
 /**
@@ -45,44 +43,43 @@ public final class Ledger {
 
     /**
      * One movement: what {@code kind} added to each counter of {@code sku} (negative when it took away), the order
-     * (a restock's id for a restock) and purchase it belongs to, who did it, and when.
+     * (a restock's id for a restock) and purchase it belongs to, and who did it. Its time is when the ledger writes
+     * it, to the microsecond ({@link #write}): the event publisher's lag is measured from it.
      */
     public record Entry(String sku, Kind kind, int stockDelta, int availableDelta, int reservedDelta, int soldDelta,
-            String orderId, String purchaseId, String actor, Instant at) {
+            String orderId, String purchaseId, String actor) {
 
         /** An order took units: available to reserved. */
-        public static Entry reserve(String sku, int units, String orderId, String purchaseId, String actor,
-                Instant at) {
-            return new Entry(sku, Kind.RESERVE, 0, -units, units, 0, orderId, purchaseId, actor, at);
+        public static Entry reserve(String sku, int units, String orderId, String purchaseId, String actor) {
+            return new Entry(sku, Kind.RESERVE, 0, -units, units, 0, orderId, purchaseId, actor);
         }
 
         /** An order's units went from reserved to sold (confirm) or back to available (cancel, expire). */
         public static Entry settled(String sku, Kind kind, int units, String orderId, String purchaseId,
-                String actor, Instant at) {
+                String actor) {
             boolean sold = kind == Kind.CONFIRM;
-            return new Entry(sku, kind, 0, sold ? 0 : units, -units, sold ? units : 0, orderId, purchaseId, actor,
-                    at);
+            return new Entry(sku, kind, 0, sold ? 0 : units, -units, sold ? units : 0, orderId, purchaseId, actor);
         }
 
         /** Stock and available moved together (created, restock, stock-set); {@code ref}: a restock's id. */
-        public static Entry stock(String sku, Kind kind, int delta, String ref, String actor, Instant at) {
-            return new Entry(sku, kind, delta, delta, 0, 0, ref, null, actor, at);
+        public static Entry stock(String sku, Kind kind, int delta, String ref, String actor) {
+            return new Entry(sku, kind, delta, delta, 0, 0, ref, null, actor);
         }
 
         /** A reservation that now expires later: no counter moves. */
-        public static Entry extend(String sku, String orderId, String purchaseId, String actor, Instant at) {
-            return new Entry(sku, Kind.EXTEND, 0, 0, 0, 0, orderId, purchaseId, actor, at);
+        public static Entry extend(String sku, String orderId, String purchaseId, String actor) {
+            return new Entry(sku, Kind.EXTEND, 0, 0, 0, 0, orderId, purchaseId, actor);
         }
 
         /** An admin action that moved no counter (sale-window, retire): every delta 0. */
-        public static Entry mark(String sku, Kind kind, String actor, Instant at) {
-            return new Entry(sku, kind, 0, 0, 0, 0, null, null, actor, at);
+        public static Entry mark(String sku, Kind kind, String actor) {
+            return new Entry(sku, kind, 0, 0, 0, 0, null, null, actor);
         }
     }
 
     private static final MultiRowInsert<Entry> INSERT = new MultiRowInsert<>("INSERT INTO movement (sku, kind,"
             + " stock_delta, available_delta, reserved_delta, sold_delta, order_id, purchase_id, actor, created_at)"
-            + " VALUES ", "(?,?,?,?,?,?,?,?,?,?)", (statement, column, entry) -> {
+            + " VALUES ", "(?,?,?,?,?,?,?,?,?,NOW(6))", (statement, column, entry) -> { // UTC: the session's zone
                 statement.setString(++column, entry.sku());
                 statement.setString(++column, entry.kind().wire);
                 statement.setInt(++column, entry.stockDelta());
@@ -92,7 +89,6 @@ public final class Ledger {
                 statement.setString(++column, entry.orderId());
                 statement.setString(++column, entry.purchaseId());
                 statement.setString(++column, actor(entry.actor()));
-                statement.setObject(++column, Timestamps.utc(entry.at()));
                 return column;
             });
 

@@ -49,7 +49,7 @@ public class OrderExtension {
                 // Only ever later: a concurrent extend may have moved it further since the read above.
                 if (PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where id = ?3 and status = ?4"
                         + " and expiresAt < ?1", until, now, orderId, OrderStatus.RESERVED) == 1) {
-                    Ledger.record(Ledger.Entry.extend(order.sku, order.id, null, actor, now));
+                    Ledger.record(Ledger.Entry.extend(order.sku, order.id, null, actor));
                 }
                 PurchaseOrder.getEntityManager().refresh(order);
             }
@@ -104,7 +104,7 @@ public class OrderExtension {
             PurchaseOrder.update("expiresAt = ?1, updatedAt = ?2 where purchaseId = ?3 and status = ?4"
                     + " and expiresAt < ?1", until, now, order.purchaseId, OrderStatus.RESERVED);
             Ledger.record(lines.stream().map(line -> Ledger.Entry.extend((String) line[1], (String) line[0],
-                    order.purchaseId, actor, now)).toList());
+                    order.purchaseId, actor)).toList());
             Purchase.update("expiresAt = ?1 where id = ?2 and expiresAt < ?1", until, order.purchaseId);
             PurchaseOrder.getEntityManager().refresh(order);
         }

@@ -239,7 +239,7 @@ public class OrderService {
         if (transition(order, target, now)) {
             counters.apply(order.sku, order.quantity, now);
             Ledger.record(Ledger.Entry.settled(order.sku, target == OrderStatus.CONFIRMED ? Ledger.Kind.CONFIRM
-                    : Ledger.Kind.CANCEL, order.quantity, order.id, order.purchaseId, actor, now));
+                    : Ledger.Kind.CANCEL, order.quantity, order.id, order.purchaseId, actor));
             long returnedAt = kind == StockEvent.Kind.RETURNED ? mirror.returnedAtVersion(order.sku) : -1;
             return new Changed(OrderView.of(order), mirror.record(kind, order.sku, order.id, order.quantity, now),
                     true, returnedAt);

@@ -144,7 +144,7 @@ public class ReservationExpiryJob {
         List<Ledger.Entry> movements = new ArrayList<>(due.size());
         for (Object[] row : due) {
             movements.add(Ledger.Entry.settled((String) row[1], Ledger.Kind.EXPIRE, ((Number) row[2]).intValue(),
-                    (String) row[0], (String) row[3], Ledger.SYSTEM, now));
+                    (String) row[0], (String) row[3], Ledger.SYSTEM));
         }
         Ledger.record(movements);
         List<StockEvent> events = new ArrayList<>(due.size());
