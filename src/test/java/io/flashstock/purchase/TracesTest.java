@@ -13,7 +13,6 @@ import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.testsupport.LocalServersResource;
 import io.flashstock.testsupport.Shop;
 import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -45,7 +44,7 @@ class TracesTest {
     }
 
     @Inject
-    InMemorySpanExporter spans;
+    InMemorySpans spans;
 
     @Test
     void aPurchaseIsServerSpanThenStrategyThenSql() throws InterruptedException {
@@ -65,7 +64,7 @@ class TracesTest {
 
     private boolean isAncestor(SpanData ancestor, SpanData span) {
         Map<String, SpanData> byId = new HashMap<>();
-        spans.getFinishedSpanItems().forEach(s -> byId.put(s.getSpanId(), s));
+        spans.finished().forEach(s -> byId.put(s.getSpanId(), s));
         for (SpanData at = span; at != null; at = byId.get(at.getParentSpanId())) {
             if (at.getSpanId().equals(ancestor.getSpanId())) {
                 return true;
@@ -77,7 +76,7 @@ class TracesTest {
     private SpanData await(Predicate<SpanData> wanted) throws InterruptedException {
         long deadline = System.currentTimeMillis() + 5_000;
         while (true) {
-            List<SpanData> finished = spans.getFinishedSpanItems();
+            List<SpanData> finished = spans.finished();
             Optional<SpanData> found = finished.stream().filter(wanted).findFirst();
             if (found.isPresent()) {
                 return found.get();
