@@ -3,7 +3,6 @@ package io.flashstock.web;
 import java.security.Principal;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -67,20 +66,24 @@ public class AccessLog {
     }
 
     private void end(RoutingContext rc, Context context, String id, long start) {
-        if (!LOG.isInfoEnabled()) {
-            return;
-        }
-        double millis = (System.nanoTime() - start) / 1_000_000.0;
-        int status = rc.response().getStatusCode();
-        String line = "method=" + rc.request().method().name() + " path=" + template(rc, context, status)
-                + " status=" + status + " duration_ms=" + String.format(Locale.ROOT, "%.3f", millis)
-                + " sub=" + subject(rc);
-        MDC.put(RequestIds.MDC_KEY, id);
         try {
-            LOG.info(line);
+            if (LOG.isInfoEnabled()) {
+                long micros = (System.nanoTime() - start) / 1_000;
+                int status = rc.response().getStatusCode();
+                String line = "method=" + rc.request().method().name() + " path=" + template(rc, context, status)
+                        + " status=" + status + " duration_ms=" + millis(micros) + " sub=" + subject(rc);
+                MDC.put(RequestIds.MDC_KEY, id);
+                LOG.info(line);
+            }
         } finally {
             MDC.remove(RequestIds.MDC_KEY);
         }
+    }
+
+    /** {@code micros} as milliseconds with three decimals ({@code 2871} is {@code 2.871}), without String.format. */
+    static String millis(long micros) {
+        String fraction = Long.toString(1_000 + micros % 1_000).substring(1);
+        return micros / 1_000 + "." + fraction;
     }
 
     /**

@@ -33,7 +33,7 @@ class SaleProgressTest {
         progress.purchased("a");
         progress.refused("b", "sold-out");
         progress.refused("b", "too-many-requests");
-        Thread.sleep(2);
+        Thread.sleep(ItemMeters.TOUCH_GRAIN_NANOS / 1_000_000 + 50);
         progress.purchased("a");
         progress.purchased("c");
 

@@ -30,6 +30,14 @@ class RequestIdsTest {
     }
 
     @Test
+    void accessLineDurationsHaveThreeDecimals() {
+        assertEquals("0.000", AccessLog.millis(0));
+        assertEquals("0.007", AccessLog.millis(7));
+        assertEquals("2.871", AccessLog.millis(2_871));
+        assertEquals("1500.020", AccessLog.millis(1_500_020));
+    }
+
+    @Test
     void newIdsDiffer() {
         assertNotEquals(RequestIds.generate(), RequestIds.generate());
     }
