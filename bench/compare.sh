@@ -17,8 +17,9 @@ COMMAND_LINE="bench/compare.sh $*"
 # The parts of bench/run.sh (bench/lib/), for: read_environment, select_configs (options.sh); say, die, take_lock,
 # cleanup, ensure_tools, record_info (common.sh); connect_backends, redis_flush (backends.sh); prepare_jar, build_jar,
 # make_auth, stop_service (service.sh); R, the invariants (load.sh); split_config, warm_up, hot_sell (scenarios.sh);
-# start_fresh (runs.sh); report, on an invariant breach (report.sh).
-for part in options common backends service load raw scenarios runs report; do
+# start_fresh (runs.sh); report, on an invariant breach (report.sh); start_broker, events_drained, delivery_histogram,
+# delivery_p99 (kafka.sh).
+for part in options common backends service load raw scenarios runs report kafka; do
   # shellcheck source=/dev/null
   source "$BENCH_DIR/lib/$part.sh"
 done
@@ -43,6 +44,11 @@ Builds:
                            git worktree of this repository, removed at exit)
   --candidate JAR_B        B: a service jar
   --candidate-rev GITREV   B: the jar of that commit, built the same way
+  --events                 A and B are one build (--candidate / --candidate-rev, or this checkout's jar), A with
+                           the sale events off and B with them on, beside a Kafka broker of the run's own
+                           (bench/LocalBroker.java) that both are given; after each B hot sell the run waits for
+                           the outbox to drain and reports the publisher's lag: the p99 of
+                           flashstock_events_delivery_seconds over the hot sell's deliveries (a bucket bound)
 Options:
   --strategies LIST        comma-separated subset of: db-optimistic,redis-lock,redis-lua (redis-lua: both
                            write-through and write-behind); default all
@@ -56,12 +62,14 @@ Options:
 
 Example, the ledger's cost (issue 33), against the commit the branch started from:
   bench/compare.sh --baseline-rev "$(git merge-base main ledger)" --candidate-rev ledger
+The events' cost (issue 34), this checkout's build with the events off and on:
+  bench/compare.sh --events
 Takes about 8 minutes per strategy with the defaults, 30 to 35 minutes for all four (each service run, 6 per
 strategy: about 7 s to start, 16 s of warm-up, up to 30 s of settle rounds and the one running when the cap is
 reached, 20 s of hot sell, the checks).
 Environment: as bench/run.sh (BENCH_MYSQL_*, BENCH_REDIS_HOST/PORT, BENCH_JAVA_OPTS, BENCH_OUT, BENCH_CONVERGE_SECONDS).
 Output folder (BENCH_OUT, default a new temporary folder): compare.tsv (one line per service run: strategy, build,
-round, position in the round, req/s, p50 us, p99 us, 2xx, answers), compare.md (the tables and how they were
+round, position in the round, req/s, p50 us, p99 us, 2xx, answers, events lag p99 ms and deliveries), compare.md (the tables and how they were
 measured), results.tsv (bench/run.sh's raw lines of the same runs), the service and build logs.
 Exit status: 0 every ratio passed; 1 an error; 2 usage; 3 an invariant was broken; 4 a ratio below MIN_RATIO.
 EOF
@@ -71,6 +79,7 @@ EOF
 # Options
 
 JAR_A="" JAR_B="" REV_A="" REV_B=""
+EVENTS=false
 ONLY_STRATEGIES=""
 AB_CONC=50
 ROUNDS=3
@@ -84,6 +93,7 @@ while (($# > 0)); do
     --candidate) JAR_B="${2:?--candidate needs a jar}"; shift ;;
     --baseline-rev) REV_A="${2:?--baseline-rev needs a git revision}"; shift ;;
     --candidate-rev) REV_B="${2:?--candidate-rev needs a git revision}"; shift ;;
+    --events) EVENTS=true ;;
     --strategies) ONLY_STRATEGIES="${2:?--strategies needs a list}"; shift ;;
     --concurrency) AB_CONC="${2:?--concurrency needs a number}"; shift ;;
     --rounds) ROUNDS="${2:?--rounds needs a number}"; shift ;;
@@ -99,8 +109,12 @@ done
 usage_error() { echo "$*" >&2; compare_usage >&2; exit 2; }
 if [ -n "$JAR_A" ] && [ -n "$REV_A" ]; then usage_error "give --baseline or --baseline-rev, not both"; fi
 if [ -n "$JAR_B" ] && [ -n "$REV_B" ]; then usage_error "give --candidate or --candidate-rev, not both"; fi
-if [ -z "$JAR_A$REV_A" ]; then usage_error "no baseline: give --baseline JAR_A or --baseline-rev GITREV"; fi
-if [ -z "$JAR_B$REV_B" ]; then usage_error "no candidate: give --candidate JAR_B or --candidate-rev GITREV"; fi
+if $EVENTS; then
+  if [ -n "$JAR_A$REV_A" ]; then usage_error "--events compares one build with itself: give no baseline"; fi
+else
+  if [ -z "$JAR_A$REV_A" ]; then usage_error "no baseline: give --baseline JAR_A or --baseline-rev GITREV"; fi
+  if [ -z "$JAR_B$REV_B" ]; then usage_error "no candidate: give --candidate JAR_B or --candidate-rev GITREV"; fi
+fi
 for n in "$AB_CONC" "$ROUNDS" "$AB_SECONDS" "$AB_WARMUP" "$AB_SETTLE"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || usage_error "not a positive number: $n"
 done
@@ -118,7 +132,7 @@ WRITE_DOCS=false
 
 read_environment
 AB_RESULTS="$OUT/compare.tsv"
-printf 'strategy\tbuild\tround\tposition\trps\tp50_us\tp99_us\ts2xx\treceived\n' >"$AB_RESULTS"
+printf 'strategy\tbuild\tround\tposition\trps\tp50_us\tp99_us\ts2xx\treceived\tlag_p99_ms\tdeliveries\n' >"$AB_RESULTS"
 
 # ---------------------------------------------------------------------------------------------------------------
 # The builds
@@ -128,6 +142,7 @@ REV_TREES=() # the temporary worktrees of --baseline-rev / --candidate-rev, remo
 compare_cleanup() {
   local tree
   cleanup
+  stop_broker
   for tree in "${REV_TREES[@]}"; do
     git -C "$REPO_DIR" worktree remove --force "$tree" >/dev/null 2>&1 || rm -rf -- "$tree"
   done
@@ -175,15 +190,30 @@ ab_run() {
   local strategy persistence label side="$2" round="$3" redis_counters=false
   split_config "$1"
   local run_label="$label@$side"
+  local publishing=false lag="-" deliveries="-"
   if [ "$side" = A ]; then JAR="$JAR_A"; else JAR="$JAR_B"; fi
   if [ "$strategy" = redis-lua ]; then redis_counters=true; fi
+  if $EVENTS; then # the broker for both; the events on for B only
+    if [ "$side" = B ]; then publishing=true; fi
+    SERVICE_ENV=(KAFKA_BOOTSTRAP_SERVERS="$BOOTSTRAP" FLASHSTOCK_EVENTS_ENABLED="$publishing")
+  fi
   say "---- $run_label, round $round: starting the service on fresh data"
   start_fresh "$run_label" "$strategy" "$persistence" "$OUT/service-${label//\//-}-$side-r$round.log"
   if ((START_RC == 3)); then return 0; fi
   warm_up "$run_label" "$redis_counters" false
+  if $publishing; then
+    events_drained 60 || die "$run_label: the warm-up's events were not all published within 60 s"
+    delivery_histogram >"$OUT/delivery-before.txt"
+  fi
   hot_sell "$run_label" "ab-r$round" "$AB_CONC" "$round" "$redis_counters"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$side" "$round" "$4" "${R[rps]}" "${R[p50_us]}" \
-    "${R[p99_us]}" "${R[s2xx]}" "${R[received]}" >>"$AB_RESULTS"
+  if $publishing; then
+    events_drained 120 || die "$run_label: the hot sell's events were not all published within 120 s"
+    delivery_histogram >"$OUT/delivery-after.txt"
+    read -r lag deliveries < <(delivery_p99 "$OUT/delivery-before.txt" "$OUT/delivery-after.txt")
+    say "$run_label: the hot sell's movements published: $deliveries, delivery p99 <= $lag ms"
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$side" "$round" "$4" "${R[rps]}" \
+    "${R[p50_us]}" "${R[p99_us]}" "${R[s2xx]}" "${R[received]}" "$lag" "$deliveries" >>"$AB_RESULTS"
   stop_service
 }
 
@@ -203,7 +233,7 @@ ab_config() {
 # verdict against MIN_RATIO; the last line "summary FAILED COMPARED": the strategies whose B/A is below it, and
 # those that ran in both builds.
 ab_table() {
-  awk -F'\t' -v min="$MIN_RATIO" '
+  awk -F'\t' -v min="$MIN_RATIO" -v events="$EVENTS" '
     function median(list,   n, a, i, j, t) {
       n = split(list, a, " ")
       for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -214,10 +244,12 @@ ab_table() {
       if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
       rps[$1, $2] = rps[$1, $2] " " $5; p50[$1, $2] = p50[$1, $2] " " $6; p99[$1, $2] = p99[$1, $2] " " $7
       round[$1, $2, $3] = $5; rounds[$1] = $3 > rounds[$1] ? $3 : rounds[$1]
+      if ($2 == "B" && $10 != "-" && $10 != "") lag[$1] = lag[$1] " " ($10 == "inf" ? 1e12 : $10)
     }
     END {
-      print "| strategy | rounds | A req/s | B req/s | B/A | each round B/A | p50 ms A / B | p99 ms A / B | verdict |"
-      print "|---|---:|---:|---:|---:|---|---:|---:|---|"
+      extra = events == "true" ? " B events lag p99 ms |" : ""
+      print "| strategy | rounds | A req/s | B req/s | B/A | each round B/A | p50 ms A / B | p99 ms A / B | verdict |" extra
+      print "|---|---:|---:|---:|---:|---|---:|---:|---|" (events == "true" ? "---:|" : "")
       for (i = 1; i <= n; i++) {
         s = order[i]
         if (rps[s, "A"] == "" || rps[s, "B"] == "") continue
@@ -230,9 +262,14 @@ ab_table() {
         ok = ratio >= min
         compared++
         if (!ok) failed++
-        printf "| %s | %d | %.0f | %.0f | %.3f | %s | %.2f / %.2f | %.2f / %.2f | %s |\n", s, k, a, b, ratio, each,
+        printf "| %s | %d | %.0f | %.0f | %.3f | %s | %.2f / %.2f | %.2f / %.2f | %s |", s, k, a, b, ratio, each,
           median(p50[s, "A"]) / 1000, median(p50[s, "B"]) / 1000, median(p99[s, "A"]) / 1000,
           median(p99[s, "B"]) / 1000, ok ? "PASS" : sprintf("FAIL (< %s)", min)
+        if (events == "true") {
+          l = lag[s] == "" ? "-" : median(lag[s])
+          printf " %s |", l == "-" ? "-" : (l >= 1e12 ? "over 60,000" : sprintf("<= %d", l))
+        }
+        printf "\n"
       }
       print "summary " failed + 0 " " compared + 0
     }' "$AB_RESULTS"
@@ -256,6 +293,13 @@ ab_report() {
   echo "- A req/s, B req/s: the median over the rounds of each run's answered purchases per second; B/A divides"
   echo "  those medians; \"each round B/A\" divides the two runs of one round. p50/p99: medians of the runs'."
   echo "  PASS when B/A >= $MIN_RATIO. Raw figures: compare.tsv."
+  if $EVENTS; then
+    echo "- Events: A and B are one build, A with flashstock.events.enabled=false and B with it true, both given the"
+    echo "  run's own Kafka broker (bench/LocalBroker.java, on these same cores). After each B hot sell the run waited"
+    echo "  for the outbox to drain; \"B events lag p99\" is the median over the rounds of the bucket bound of"
+    echo "  flashstock_events_delivery_seconds (a movement's write to the broker's acknowledgement) holding the 99th"
+    echo "  percentile of that hot sell's deliveries."
+  fi
   echo
   ab_table
 }
@@ -267,15 +311,21 @@ trap compare_cleanup EXIT
 trap 'exit 130' INT TERM
 
 ensure_tools
-jar_of A "$JAR_A" "$REV_A"
-JAR_A="$JAR" DESC_A="$DESC"
 jar_of B "$JAR_B" "$REV_B"
 JAR_B="$JAR" DESC_B="$DESC"
+if $EVENTS; then
+  JAR_A="$JAR_B" DESC_A="$DESC_B, the sale events off"
+  DESC_B="$DESC_B, the sale events on"
+else
+  jar_of A "$JAR_A" "$REV_A"
+  JAR_A="$JAR" DESC_A="$DESC"
+fi
 say "A (baseline): $DESC_A"
 say "B (candidate): $DESC_B"
-if [ "$JAR_A" = "$JAR_B" ]; then say "A and B are the same jar: B/A shows the noise of the measurement"; fi
+if [ "$JAR_A" = "$JAR_B" ] && ! $EVENTS; then say "A and B are the same jar: B/A shows the noise of the measurement"; fi
 connect_backends
 make_auth
+if $EVENTS; then start_broker; fi
 say "A/B of the hot sell: strategies ${CONFIGS[*]}; $ROUNDS round(s) of A and B alternating, $AB_SECONDS s at" \
   "$AB_CONC connections; output in $OUT"
 

@@ -39,9 +39,12 @@ public interface EventsConfig {
     @WithDefault("/flashstock")
     String source();
 
-    /** How often each pod looks for movements to publish, e.g. {@code 200ms}. */
+    /**
+     * How long each pod's publisher waits, once it has published everything it found, before it looks again. While
+     * it finds work it goes on at once.
+     */
     @WithDefault("200ms")
-    String interval();
+    Duration interval();
 
     /** Items per round of the publisher, and movements per item per round. */
     @WithDefault("200")

@@ -46,9 +46,12 @@ public final class OrderWriter {
                 return column;
             });
 
-    /** The longest statement {@link #insert(List)} sends: the driver must keep it parsed (prepStmtCacheSqlLimit). */
+    /**
+     * The longest statement {@link #insert(List)} sends for one item's orders, with their ledger rows: the driver
+     * must keep it parsed (prepStmtCacheSqlLimit).
+     */
     static String longestInsert() {
-        return INSERT.longest();
+        return Ledger.longestWith(INSERT.longest());
     }
 
     /**
@@ -96,19 +99,18 @@ public final class OrderWriter {
                                 .convert(e, "inserting purchase " + purchase.id, Purchase.INSERT);
                     }
                 }
-                try {
-                    INSERT.insert(connection, orders);
-                } catch (SQLException e) {
-                    throw session.unwrap(SessionImplementor.class).getJdbcServices().getSqlExceptionHelper()
-                            .convert(e, "inserting " + orders.size() + " order(s)", INSERT_ORDERS);
-                }
                 Instant now = Timestamps.now();
                 List<Ledger.Entry> reserves = new ArrayList<>(orders.size());
                 for (PurchaseOrder order : orders) {
                     reserves.add(Ledger.Entry.reserve(order.sku, order.quantity, order.id, order.purchaseId,
                             order.userId, now));
                 }
-                Ledger.write(connection, reserves);
+                try {
+                    Ledger.write(connection, INSERT.rows(orders), reserves);
+                } catch (SQLException e) {
+                    throw session.unwrap(SessionImplementor.class).getJdbcServices().getSqlExceptionHelper()
+                            .convert(e, "inserting " + orders.size() + " order(s) and their movements", INSERT_ORDERS);
+                }
             });
         } catch (PersistenceException e) {
             if (DbErrors.isDuplicateKey(e)) {

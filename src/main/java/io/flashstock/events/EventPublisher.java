@@ -7,15 +7,22 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.LongStream;
 
 import io.flashstock.config.EventsConfig;
 import io.flashstock.config.FlashstockConfig;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
 /**
@@ -32,8 +39,14 @@ public class EventPublisher {
     private static final Logger LOG = Logger.getLogger(EventPublisher.class);
     /** Buckets one round locks at most: a pod takes a share, and the others find the rest. */
     private static final int BUCKETS_PER_ROUND = 8;
-    /** Rounds one scheduled run makes at most while there is work, before it yields to the next run. */
-    private static final int ROUNDS_PER_RUN = 20;
+    /**
+     * The longest pause after a round the broker did not acknowledge: with the send timeout, a broker that comes back
+     * sees the backlog sent again within about 15 s, and a broker that stays away gets one round per 15 s.
+     */
+    private static final Duration MAX_PAUSE = Duration.ofSeconds(5);
+    /** The delivery histogram's buckets: around the 1 s p99 the events are meant to keep during a sale. */
+    private static final Duration[] DELIVERY_BUCKETS = LongStream.of(10, 25, 50, 100, 250, 500,
+            1_000, 2_500, 5_000, 10_000, 30_000, 60_000).mapToObj(Duration::ofMillis).toArray(Duration[]::new);
 
     private final OutboxStore store;
     private final SaleEvents events;
@@ -41,7 +54,11 @@ public class EventPublisher {
     private final EventsConfig settings;
     private final AtomicLong backlog = new AtomicLong();
     private final AtomicLong lagMillis = new AtomicLong();
-    /** After a round the broker did not acknowledge, rounds wait until then (doubling pause, at most 30 s). */
+    private final Timer delivered;
+    private final Semaphore wake = new Semaphore(0);
+    private volatile boolean stopping;
+    private volatile Thread thread;
+    /** After a round the broker did not acknowledge, rounds wait until then (doubling pause, at most 5 s). */
     private volatile long pausedUntilNanos;
     private volatile long pauseNanos;
 
@@ -55,6 +72,9 @@ public class EventPublisher {
                 .description("Movements of the ledger not published as events yet").register(registry);
         Gauge.builder("flashstock.events.lag.seconds", lagMillis, v -> v.get() / 1000.0)
                 .description("Age of the oldest movement not published yet (0: none)").register(registry);
+        delivered = Timer.builder("flashstock.events.delivery")
+                .description("From a movement's write (its commit) to the broker's acknowledgement of its events")
+                .serviceLevelObjectives(DELIVERY_BUCKETS).register(registry);
         Gauge.builder("flashstock.events.backlog.over.limit", this, p -> p.backlog.get() > p.settings.maxBacklog()
                 ? 1 : 0).description("1 while the backlog is over flashstock.events.max-backlog").register(registry);
     }
@@ -64,19 +84,53 @@ public class EventPublisher {
         return delivery.on();
     }
 
-    @Scheduled(identity = "event-publisher", every = "${flashstock.events.interval:200ms}",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-    void run() {
-        if (!on() || System.nanoTime() < pausedUntilNanos) {
+    /**
+     * Starts the publisher's thread where this pod publishes. A thread of its own rather than a scheduled job: the
+     * scheduler runs nothing more often than once a second, and a hot item's events must follow its sales within
+     * well under that.
+     */
+    void start(@Observes StartupEvent event) {
+        if (!on()) {
             return;
         }
-        try {
-            for (int round = 0; round < ROUNDS_PER_RUN && publishRound(); round++) {
-                // more work was there: go on
+        Thread publisher = new Thread(this::loop, "flashstock-event-publisher");
+        publisher.setDaemon(true);
+        thread = publisher;
+        publisher.start();
+    }
+
+    /** Lets a running round finish (its sends are bounded by {@code send-timeout}). */
+    void stop(@Observes ShutdownEvent event) throws InterruptedException {
+        stopping = true;
+        wake.release();
+        Thread publisher = thread;
+        if (publisher != null) {
+            publisher.join(settings.sendTimeout().toMillis() + 5_000);
+        }
+    }
+
+    /** Every {@code interval} (or after a pause), rounds one after the other for as long as they find work. */
+    private void loop() {
+        while (!stopping) {
+            long napNanos = Math.max(settings.interval().toNanos(), pausedUntilNanos - System.nanoTime());
+            try {
+                if (wake.tryAcquire(napNanos, TimeUnit.NANOSECONDS)) {
+                    continue; // stopping
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
             }
-        } catch (RuntimeException e) {
-            LOG.warnf("Event publishing failed; the next run retries: %s", e.toString());
-            pause();
+            boolean more = true;
+            while (more && !stopping) {
+                try {
+                    more = publishRound();
+                } catch (RuntimeException e) {
+                    LOG.warnf("Event publishing failed; the publisher retries after a pause: %s", e.toString());
+                    pause();
+                    more = false;
+                }
+            }
         }
     }
 
@@ -121,10 +175,12 @@ public class EventPublisher {
             List<OutboxStore.Pending> pending = store.pending(locked, settings.batchSize());
             Map<OutboxStore.Pending, ItemRound> rounds = new LinkedHashMap<>();
             List<SaleEvent> outgoing = new ArrayList<>();
+            boolean itemsLeft = pending.size() >= settings.batchSize() || locked.size() < candidates.size();
             for (OutboxStore.Pending item : pending) {
                 ItemRound round = read(item, outgoing.size());
                 rounds.put(item, round);
                 outgoing.addAll(round.events);
+                itemsLeft |= !round.readAll; // a busy item has more movements than a round takes
             }
             boolean[] acked = outgoing.isEmpty() ? new boolean[0] : delivery.deliver(outgoing);
             boolean allAcked = true;
@@ -136,7 +192,7 @@ public class EventPublisher {
             } else {
                 pauseNanos = 0;
             }
-            return allAcked && (pending.size() >= settings.batchSize() || locked.size() < candidates.size());
+            return allAcked && itemsLeft;
         });
     }
 
@@ -150,6 +206,7 @@ public class EventPublisher {
             ItemCounters after = counters.after(movement);
             round.events.addAll(events.of(movement, counters, after));
             round.cursors.add(new OutboxStore.Cursor(movement.id(), after));
+            round.written.add(movement.at());
             round.lastEventOf.add(firstEvent + round.events.size()); // exclusive end of this movement's events
             counters = after;
         }
@@ -176,6 +233,10 @@ public class EventPublisher {
         }
         if (done > 0) {
             store.advance(item.sku(), round.cursors.get(done - 1));
+            Instant now = Instant.now();
+            for (Instant written : round.written.subList(0, done)) {
+                delivered.record(Math.max(0, Duration.between(written, now).toMillis()), TimeUnit.MILLISECONDS);
+            }
         }
         if (done == round.cursors.size() && round.readAll) {
             store.release(item);
@@ -185,7 +246,7 @@ public class EventPublisher {
 
     private void pause() {
         long next = pauseNanos == 0 ? Duration.ofSeconds(1).toNanos()
-                : Math.min(pauseNanos * 2, Duration.ofSeconds(30).toNanos());
+                : Math.min(pauseNanos * 2, MAX_PAUSE.toNanos());
         pauseNanos = next;
         pausedUntilNanos = System.nanoTime() + next;
     }
@@ -197,6 +258,7 @@ public class EventPublisher {
         final List<SaleEvent> events = new ArrayList<>();
         final List<OutboxStore.Cursor> cursors = new ArrayList<>();
         final List<Integer> lastEventOf = new ArrayList<>();
+        final List<Instant> written = new ArrayList<>();
 
         ItemRound(int firstEvent, boolean readAll) {
             this.firstEvent = firstEvent;

@@ -128,13 +128,30 @@ public final class Ledger {
      * follows an item's movements by id, never passes one that commits later with a smaller id.
      */
     public static void write(Connection connection, List<Entry> entries) throws SQLException {
-        PENDING.insert(connection, entries.stream().map(Entry::sku).distinct().sorted().toList());
-        INSERT.insert(connection, entries);
+        write(connection, null, entries);
     }
 
-    /** The longest statement the ledger sends (it must fit {@code prepStmtCacheSqlLimit}). */
-    public static String longestInsert() {
-        return INSERT.longest();
+    /**
+     * As {@link #write(Connection, List)}, with {@code with} (new orders, one per entry) in the same round trips: the
+     * marks, then each statement of {@code with} and its entries' statement together ({@link MultiRowInsert}), so the
+     * ledger and its marks cost no round trip of their own.
+     */
+    public static void write(Connection connection, MultiRowInsert.Rows<?> with, List<Entry> entries)
+            throws SQLException {
+        MultiRowInsert.Rows<String> marks = PENDING.rows(entries.stream().map(Entry::sku).distinct().sorted().toList());
+        if (with == null) {
+            MultiRowInsert.insert(connection, marks, INSERT.rows(entries));
+        } else {
+            MultiRowInsert.insert(connection, marks, with, INSERT.rows(entries));
+        }
+    }
+
+    /**
+     * The longest round trip of one item's changes: its mark, {@code with} (the longest statement of its orders) and
+     * the most ledger rows of one statement. It must fit {@code prepStmtCacheSqlLimit}, so the driver parses it once.
+     */
+    public static String longestWith(String with) {
+        return PENDING.shortest() + ";" + with + ";" + INSERT.longest();
     }
 
     /** The actor as the column holds it: printable ASCII, at most 64 characters; none is {@code unknown}. */

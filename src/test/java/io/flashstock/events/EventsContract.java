@@ -81,11 +81,13 @@ public abstract class EventsContract {
         String cancelled = buy(sku, "mv-2", 1);
         String extended = buy(sku, "mv-3", 1);
         String expired = buy(sku, "mv-4", 1);
+        for (String order : List.of(confirmed, cancelled, extended, expired)) {
+            awaitInMySql(order); // write-behind: the ledger (and the sell-out it tells) follows the relay's order
+        }
         given().post("/orders/" + cancelled + "/cancel").then().statusCode(200);
         given().post("/orders/" + confirmed + "/confirm").then().statusCode(200);
         given().contentType("application/json").body("{\"seconds\":3600}").post("/orders/" + extended + "/extend")
                 .then().statusCode(200);
-        awaitInMySql(expired);
         Db.expireIn(expired, 1);
 
         List<SaleEventLog.Received> events = log.await(sku, e -> count(e, "order.expired") >= 1

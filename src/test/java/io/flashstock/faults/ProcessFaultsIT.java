@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.http.HttpRequest;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -191,18 +190,7 @@ class ProcessFaultsIT {
     }
 
     private static Map<String, String> settings(String strategy, OwnRedis redis) {
-        String[] parts = strategy.split(":");
-        Map<String, String> settings = new HashMap<>();
-        settings.put("quarkus.profile", parts[0]);
-        settings.put("quarkus.datasource.jdbc.url", LocalServersResource.jdbcUrl());
-        settings.put("quarkus.datasource.username", LocalServersResource.username());
-        settings.put("quarkus.datasource.password", LocalServersResource.password());
-        settings.put("quarkus.redis.hosts", redis.hosts());
-        settings.put("flashstock.lua.claim-after", "2s");
-        if (parts.length > 1) {
-            settings.put("flashstock.lua.persistence", parts[1]);
-        }
-        return settings;
+        return ServiceProcess.settings(strategy, LocalServersResource.jdbcUrl(), redis.hosts());
     }
 
     private static void useForSetupAndRetries(ServiceProcess service) {

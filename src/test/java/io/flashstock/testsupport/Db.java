@@ -20,12 +20,38 @@ public final class Db {
     }
 
     public static Connection connect() {
+        return connect(LocalServersResource.jdbcUrl());
+    }
+
+    /** A connection to another database on the tests' MySQL server ({@link #database}), as the tests' user. */
+    public static Connection connect(String jdbcUrl) {
         try {
-            return DriverManager.getConnection(LocalServersResource.jdbcUrl(), LocalServersResource.username(),
+            return DriverManager.getConnection(jdbcUrl, LocalServersResource.username(),
                     LocalServersResource.password());
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * The JDBC URL of database {@code name} (created on first use) on the tests' MySQL server: for a test class that
+     * keeps out of {@code flashstock_test}, which every other class shares.
+     */
+    public static String database(String name) {
+        return database(LocalServersResource.jdbcUrl(), name);
+    }
+
+    /** {@code jdbcUrl} with database {@code name} instead of its own (created on first use). */
+    public static String database(String jdbcUrl, String name) {
+        String url = jdbcUrl;
+        int host = url.indexOf("//") + 2;
+        int query = url.indexOf('?', host);
+        String options = query < 0 ? "" : url.substring(query + 1);
+        String base = query < 0 ? url : url.substring(0, query);
+        int path = base.indexOf('/', host);
+        String server = path < 0 ? base : base.substring(0, path);
+        return server + "/" + name + "?" + (options.contains("createDatabaseIfNotExist") ? options
+                : "createDatabaseIfNotExist=true" + (options.isEmpty() ? "" : "&" + options));
     }
 
     /** The item's row: stock, available, reserved, sold, per_user_limit, version. */
@@ -71,8 +97,17 @@ public final class Db {
 
     /** The first column of every row a query returns, as strings. */
     public static List<String> strings(String sql, Object... params) {
+        try (Connection c = connect()) {
+            return strings(c, sql, params);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The first column of every row, as strings, on {@code connection}. */
+    public static List<String> strings(Connection c, String sql, Object... params) {
         List<String> values = new ArrayList<>();
-        try (Connection c = connect(); PreparedStatement s = c.prepareStatement(sql)) {
+        try (PreparedStatement s = c.prepareStatement(sql)) {
             bind(s, params);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
@@ -86,7 +121,16 @@ public final class Db {
     }
 
     public static long count(String sql, Object... params) {
-        return row(sql, params).values().iterator().next();
+        try (Connection c = connect()) {
+            return count(c, sql, params);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The first column of the first row, on {@code connection} (another database's, {@link #connect(String)}). */
+    public static long count(Connection connection, String sql, Object... params) {
+        return row(connection, sql, params).values().iterator().next();
     }
 
     /** The oldest order of a user for an item. */
@@ -174,7 +218,15 @@ public final class Db {
     }
 
     private static Map<String, Long> row(String sql, Object... params) {
-        try (Connection c = connect(); PreparedStatement s = c.prepareStatement(sql)) {
+        try (Connection c = connect()) {
+            return row(c, sql, params);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Map<String, Long> row(Connection c, String sql, Object... params) {
+        try (PreparedStatement s = c.prepareStatement(sql)) {
             bind(s, params);
             try (ResultSet rs = s.executeQuery()) {
                 Map<String, Long> row = new LinkedHashMap<>();

@@ -27,4 +27,16 @@ public final class Pause {
         }
         return true;
     }
+
+    /** Waits until {@code latch} opens (null: at once), {@code millis} at most; past that, fails the caller. */
+    public static void await(java.util.concurrent.CountDownLatch latch, long millis) {
+        try {
+            if (latch != null && !latch.await(millis, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("waited " + millis + " ms for a latch");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
 }

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -49,6 +50,26 @@ public final class ServiceProcess implements AutoCloseable {
         return service;
     }
 
+    /**
+     * The settings of a service running {@code strategy} ({@code db-optimistic}, {@code redis-lock},
+     * {@code redis-lua:write-through}, {@code redis-lua:write-behind}) on the MySQL at {@code jdbcUrl} (the tests'
+     * user) and the Redis at {@code redisHosts}, with the relay's claim-after at 2 s; a map the caller may add to.
+     */
+    public static Map<String, String> settings(String strategy, String jdbcUrl, String redisHosts) {
+        String[] parts = strategy.split(":");
+        Map<String, String> settings = new HashMap<>();
+        settings.put("quarkus.profile", parts[0]);
+        settings.put("quarkus.datasource.jdbc.url", jdbcUrl);
+        settings.put("quarkus.datasource.username", LocalServersResource.username());
+        settings.put("quarkus.datasource.password", LocalServersResource.password());
+        settings.put("quarkus.redis.hosts", redisHosts);
+        settings.put("flashstock.lua.claim-after", "2s");
+        if (parts.length > 1) {
+            settings.put("flashstock.lua.persistence", parts[1]);
+        }
+        return settings;
+    }
+
     /** {@code http://127.0.0.1:<port>} */
     public URI base() {
         return URI.create("http://127.0.0.1:" + port);
@@ -56,6 +77,11 @@ public final class ServiceProcess implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** {@code http://127.0.0.1:<management port>}: metrics at {@code /q/metrics}. */
+    public URI management() {
+        return URI.create("http://127.0.0.1:" + managementPort);
     }
 
     /** Kills the process at once ({@code SIGKILL}): nothing in it runs to completion, nothing is flushed. */

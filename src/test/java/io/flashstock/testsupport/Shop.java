@@ -104,6 +104,18 @@ public final class Shop {
                 "the ledger's sums of " + sku + " against its counters");
     }
 
+    /** The order ids of the 201s among {@code replies}, per item, where buyer {@code i} bought {@code skus[i % n]}. */
+    public static Map<String, java.util.Set<String>> soldBySku(List<Reply> replies, List<String> skus) {
+        Map<String, java.util.Set<String>> sold = new java.util.HashMap<>();
+        skus.forEach(sku -> sold.put(sku, new java.util.HashSet<>()));
+        for (int i = 0; i < replies.size(); i++) {
+            if (replies.get(i).status() == 201) {
+                sold.get(skus.get(i % skus.size())).add(JsonPath.from(replies.get(i).body()).getString("orderId"));
+            }
+        }
+        return sold;
+    }
+
     public static Map<Integer, Long> byStatus(List<Reply> replies) {
         return replies.stream().collect(Collectors.groupingBy(Reply::status, Collectors.counting()));
     }
