@@ -1,11 +1,6 @@
 package io.flashstock.web;
 
 import java.security.Principal;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.regex.Pattern;
 
 import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
 import io.vertx.core.Context;
@@ -14,7 +9,6 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 import org.jboss.logging.Logger;
 import org.jboss.logging.MDC;
@@ -24,9 +18,9 @@ import org.jboss.logging.MDC;
  * served, on the event loop and on the worker alike; and echoed in the response's {@code X-Request-Id}), and one
  * access log line when it ends, category {@value #CATEGORY} at INFO:
  * {@code method=POST path=/items/{sku}/purchases status=201 duration_ms=3.214 sub=u-1}. The path is the endpoint's
- * template (the one {@code http_server_requests_seconds} reports as {@code uri}), never the raw path, so no sku, order
- * id or anything else a caller puts in a URL is logged; {@code sub} is the bearer token's subject ({@code -} without
- * a verified token). No header is ever logged, so neither is a token.
+ * template (the one {@code http_server_requests_seconds} reports as {@code uri}), never the raw path
+ * ({@link PathLabels}), so no sku, order id or anything else a caller puts in a URL is logged; {@code sub} is the
+ * bearer token's subject ({@code -} without a verified token). No header is ever logged, so neither is a token.
  *
  * <p>Runs first of all routes (before {@link BodyLimit}), so a 413 is logged with its id too.
  */
@@ -40,15 +34,10 @@ public class AccessLog {
     private static final String TEMPLATE = "UrlPathTemplate";
     private static final Logger LOG = Logger.getLogger(CATEGORY);
 
-    /** The HTTP metrics' match patterns ({@code regex=template}), for requests no endpoint answered. */
-    private final Map<Pattern, String> templates = new LinkedHashMap<>();
+    private final PathLabels paths;
 
-    AccessLog(@ConfigProperty(name = "quarkus.micrometer.binder.http-server.match-patterns")
-            Optional<List<String>> patterns) {
-        for (String pattern : patterns.orElse(List.of())) {
-            int split = pattern.lastIndexOf('=');
-            templates.put(Pattern.compile(pattern.substring(0, split).trim()), pattern.substring(split + 1).trim());
-        }
+    AccessLog(PathLabels paths) {
+        this.paths = paths;
     }
 
     void install(@Observes Router router) {
@@ -86,25 +75,10 @@ public class AccessLog {
         return micros / 1_000 + "." + fraction;
     }
 
-    /**
-     * The endpoint's template; else the first match pattern that matches; else {@code NOT_FOUND} for a 404 (as the
-     * HTTP metrics say it); else the path itself, which then has no parameter in it (at most 100 characters).
-     */
-    String template(RoutingContext rc, Context context, int status) {
+    /** The endpoint's template, else the name {@link PathLabels} gives the path: never the raw path. */
+    private String template(RoutingContext rc, Context context, int status) {
         Object template = context == null ? null : context.getLocal(TEMPLATE);
-        if (template instanceof String path) {
-            return path;
-        }
-        String path = rc.normalizedPath();
-        for (Map.Entry<Pattern, String> pattern : templates.entrySet()) {
-            if (pattern.getKey().matcher(path).matches()) {
-                return pattern.getValue();
-            }
-        }
-        if (status == 404) {
-            return "NOT_FOUND";
-        }
-        return path.length() > 100 ? path.substring(0, 100) : path;
+        return template instanceof String path ? path : paths.name(rc.normalizedPath(), status);
     }
 
     /** The verified token's {@code sub} (never the token), or {@code -}. */

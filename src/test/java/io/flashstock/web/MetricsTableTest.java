@@ -31,8 +31,9 @@ import org.junit.jupiter.api.Test;
  * The README's metrics table is what {@code /q/metrics} serves, after a short sale that touches every endpoint: every
  * metric the table names is there, and every {@code flashstock_*} metric there is in the table. Along the way: the
  * latency timers are histograms with their buckets, the HTTP metrics name endpoints by template only (a 405 and a 413
- * answered before any endpoint was chosen included), and the per-item progress of the sale's item is reported, while a
- * made-up sku leaves no series. Runs in the redis-lua write-behind profile's Quarkus instance.
+ * answered before any endpoint was chosen included; a 413 on a made-up path is UNMATCHED), and the per-item progress
+ * of the sale's item is reported, while a made-up sku leaves no series. Runs in the redis-lua write-behind profile's
+ * Quarkus instance.
  */
 @QuarkusTest
 @TestProfile(StrategyProfiles.RedisLuaWriteBehind.class)
@@ -49,7 +50,7 @@ class MetricsTableTest {
             "/items/{sku}/retire", "/items/{sku}/movements", "/items/{sku}/report", "/orders", "/orders/{orderId}",
             "/orders/{orderId}/confirm", "/orders/{orderId}/cancel", "/orders/{orderId}/extend", "/purchases",
             "/purchases/{purchaseId}", "/purchases/{purchaseId}/confirm", "/purchases/{purchaseId}/cancel",
-            "NOT_FOUND", "REDIRECTION", "root");
+            "NOT_FOUND", "REDIRECTION", "root", PathLabels.UNMATCHED);
 
     @TestHTTPResource(value = "/metrics", management = true)
     URL metrics;
@@ -74,6 +75,8 @@ class MetricsTableTest {
         given().get("/items/" + sku + "/sale").then().statusCode(405); // no endpoint: the match patterns name it
         given().contentType(ContentType.JSON).body("{\"paused\":" + " ".repeat(20_000) + "false}")
                 .put("/items/" + sku + "/sale").then().statusCode(413);
+        given().contentType(ContentType.JSON).body("{\"paused\":" + " ".repeat(20_000) + "false}")
+                .put("/" + madeUp + "/sale").then().statusCode(413); // no endpoint, no pattern: UNMATCHED
         given().get("/items/" + sku + "/movements").then().statusCode(200);
         given().get("/purchases/" + cart).then().statusCode(200);
 
@@ -116,6 +119,7 @@ class MetricsTableTest {
             uris.add(uri.group(1));
         }
         assertTrue(uris.contains("/items/{sku}/sale"), "the 405 and 413 under their template: " + uris);
+        assertTrue(uris.contains(PathLabels.UNMATCHED), "a 413 on a made-up path: " + uris);
         uris.removeIf(u -> TEMPLATES.contains(u) || u.startsWith("/q/"));
         assertEquals(Set.of(), uris, "uri tags that are not endpoint templates");
 
