@@ -41,6 +41,8 @@ import org.junit.jupiter.api.Test;
 class AccessLogTest {
 
     private static final String PROBLEMS = ProblemMapper.class.getName();
+    /** Hibernate's statement log: written on the worker thread that serves a read of an item. */
+    private static final String SQL = "org.hibernate.SQL";
 
     private final Captured captured = new Captured();
     private Level accessLevel;
@@ -50,6 +52,7 @@ class AccessLogTest {
         accessLevel = Logger.getLogger(AccessLog.CATEGORY).getLevel();
         Logger.getLogger(AccessLog.CATEGORY).setLevel(Level.INFO);
         Logger.getLogger(PROBLEMS).setLevel(Level.FINE);
+        Logger.getLogger(SQL).setLevel(Level.FINE);
         Logger.getLogger("").addHandler(captured);
     }
 
@@ -58,6 +61,7 @@ class AccessLogTest {
         Logger.getLogger("").removeHandler(captured);
         Logger.getLogger(AccessLog.CATEGORY).setLevel(accessLevel);
         Logger.getLogger(PROBLEMS).setLevel(null);
+        Logger.getLogger(SQL).setLevel(null);
     }
 
     @Test
@@ -74,6 +78,10 @@ class AccessLogTest {
         request("rid-413", Tokens.staff()).contentType(ContentType.JSON)
                 .body("{\"paused\":" + " ".repeat(20_000) + "false}").put("/items/" + sku + "/sale")
                 .then().statusCode(413).header(RequestIds.HEADER, "rid-413");
+        request("rid-read-1", Tokens.staff()).get("/items/" + sku).then().statusCode(200);
+        request("rid-nowhere", Tokens.staff()).contentType(ContentType.JSON)
+                .body("{\"paused\":" + " ".repeat(20_000) + "false}").put("/" + sku + "/made-up")
+                .then().statusCode(413);
         String fresh = request("unsafe id: " + buyer.substring(7, 20), buyer).get("/items/" + sku + "/availability")
                 .then().statusCode(200).extract().header(RequestIds.HEADER);
         assertTrue(fresh.matches("[0-9a-f]{16}"), "an unsafe id is replaced: " + fresh);
@@ -81,6 +89,7 @@ class AccessLogTest {
         assertAccess("rid-buy-1", "method=POST path=/items/{sku}/purchases status=201 duration_ms=", "sub=buyer-7");
         assertAccess("rid-bad-1", "method=GET path=/items/{sku} status=401 duration_ms=", "sub=-");
         assertAccess("rid-413", "method=PUT path=/items/{sku}/sale status=413 duration_ms=", "sub=-");
+        assertAccess("rid-nowhere", "method=PUT path=UNMATCHED status=413");
         assertAccess(fresh, "method=GET path=/items/{sku}/availability status=200", "sub=buyer-7");
 
         List<ExtLogRecord> unauthenticated = captured.snapshot().stream()
@@ -88,6 +97,13 @@ class AccessLogTest {
         assertFalse(unauthenticated.isEmpty(), "the 401's debug line was written");
         unauthenticated.forEach(r -> assertEquals("rid-bad-1", r.getMdc(RequestIds.MDC_KEY),
                 "the id on a line written while serving: " + r.getFormattedMessage()));
+
+        List<ExtLogRecord> statements = captured.snapshot().stream()
+                .filter(r -> SQL.equals(r.getLoggerName()) && "rid-read-1".equals(r.getMdc(RequestIds.MDC_KEY)))
+                .toList();
+        assertFalse(statements.isEmpty(), "the read's SQL lines carry its id");
+        assertTrue(statements.stream().allMatch(r -> r.getThreadName().startsWith("executor-thread")),
+                "on the worker that served it: " + statements.stream().map(ExtLogRecord::getThreadName).toList());
 
         for (ExtLogRecord record : captured.snapshot()) {
             String line = record.getFormattedMessage() + " " + record.getMdcCopy()
