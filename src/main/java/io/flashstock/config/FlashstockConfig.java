@@ -105,6 +105,9 @@ public interface FlashstockConfig {
     /** Sale events on Kafka (docs/events.md). */
     EventsConfig events();
 
+    /** What /q/metrics reports per item (README, "Metrics"). */
+    MetricsConfig metrics();
+
     /** The lease that keeps pods of redis-lua and of the MySQL strategies from serving at the same time. */
     StrategyLease strategyLease();
 

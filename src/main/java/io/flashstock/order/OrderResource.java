@@ -21,10 +21,12 @@ public class OrderResource {
 
     private final OrderService orders;
     private final Caller caller;
+    private final TransitionTimers timers;
 
-    OrderResource(OrderService orders, Caller caller) {
+    OrderResource(OrderService orders, Caller caller, TransitionTimers timers) {
         this.orders = orders;
         this.caller = caller;
+        this.timers = timers;
     }
 
     /** The order; a buyer sees only its own (another user's order is 404, as if it did not exist). */
@@ -39,7 +41,8 @@ public class OrderResource {
     @Path("/confirm")
     @RolesAllowed({ Roles.SHOP, Roles.PAYMENT })
     public OrderView confirm(@RestPath String orderId) {
-        return orders.confirm(checked(orderId), caller.actor());
+        return timers.time(TransitionTimers.Kind.CONFIRM_ORDER,
+                () -> orders.confirm(checked(orderId), caller.actor()));
     }
 
     /**
@@ -50,7 +53,8 @@ public class OrderResource {
     @Path("/cancel")
     @RolesAllowed({ Roles.SHOP, Roles.BUYER })
     public OrderView cancel(@RestPath String orderId) {
-        return orders.cancel(checked(orderId), caller.orderOwner(), caller.actor());
+        return timers.time(TransitionTimers.Kind.CANCEL_ORDER,
+                () -> orders.cancel(checked(orderId), caller.orderOwner(), caller.actor()));
     }
 
     /**

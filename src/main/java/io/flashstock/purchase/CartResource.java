@@ -8,6 +8,7 @@ import io.flashstock.deduction.CartOutcome;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.order.OrderService;
 import io.flashstock.order.PurchaseView;
+import io.flashstock.order.TransitionTimers;
 import io.flashstock.web.InputRules;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.annotation.security.RolesAllowed;
@@ -36,11 +37,13 @@ public class CartResource {
     private final PurchaseService purchases;
     private final OrderService orders;
     private final Caller caller;
+    private final TransitionTimers timers;
 
-    CartResource(PurchaseService purchases, OrderService orders, Caller caller) {
+    CartResource(PurchaseService purchases, OrderService orders, Caller caller, TransitionTimers timers) {
         this.purchases = purchases;
         this.orders = orders;
         this.caller = caller;
+        this.timers = timers;
     }
 
     /**
@@ -82,7 +85,8 @@ public class CartResource {
     @Path("/{purchaseId}/confirm")
     @RolesAllowed({ Roles.SHOP, Roles.PAYMENT })
     public PurchaseView confirm(@RestPath String purchaseId) {
-        return orders.confirmPurchase(checked(purchaseId), caller.actor());
+        return timers.time(TransitionTimers.Kind.CONFIRM_PURCHASE,
+                () -> orders.confirmPurchase(checked(purchaseId), caller.actor()));
     }
 
     /** Cancels every line and returns its units: 200, again 200 unchanged. A buyer cancels only its own. */
@@ -90,7 +94,8 @@ public class CartResource {
     @Path("/{purchaseId}/cancel")
     @RolesAllowed({ Roles.SHOP, Roles.BUYER })
     public PurchaseView cancel(@RestPath String purchaseId) {
-        return orders.cancelPurchase(checked(purchaseId), caller.orderOwner(), caller.actor());
+        return timers.time(TransitionTimers.Kind.CANCEL_PURCHASE,
+                () -> orders.cancelPurchase(checked(purchaseId), caller.orderOwner(), caller.actor()));
     }
 
     /** Ids are issued by us; anything that is not one cannot name a purchase. */

@@ -19,6 +19,7 @@ import io.flashstock.deduction.PurchaseOutcome;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.item.Availability;
+import io.flashstock.item.SaleProgress;
 import io.flashstock.redis.RateLimiter;
 import io.flashstock.support.MetersByTag;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,7 +30,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 /**
  * Turns a validated purchase request into a {@link PurchaseCommand} and hands it to the active
  * {@link DeductionStrategy}, which owns the transaction(s). Records the outcome in
- * {@code flashstock.purchases} (tags: strategy, outcome).
+ * {@code flashstock.purchases} (tags: strategy, outcome), and per item in {@link SaleProgress}.
  */
 @ApplicationScoped
 public class PurchaseService {
@@ -37,16 +38,18 @@ public class PurchaseService {
     private final DeductionStrategy strategy;
     private final Availability availability;
     private final RateLimiter rateLimiter;
+    private final SaleProgress progress;
     private final int maxQuantity;
     private final MeterRegistry registry;
     private final MetersByTag<Timer> purchaseTimers;
     private final MetersByTag<Timer> cartTimers;
 
-    PurchaseService(ActiveStrategy active, Availability availability, RateLimiter rateLimiter,
+    PurchaseService(ActiveStrategy active, Availability availability, RateLimiter rateLimiter, SaleProgress progress,
             FlashstockConfig config, MeterRegistry registry) {
         this.strategy = active.get();
         this.availability = availability;
         this.rateLimiter = rateLimiter;
+        this.progress = progress;
         this.maxQuantity = config.maxQuantityPerRequest();
         this.registry = registry;
         String strategyName = strategy.name().configValue();
@@ -77,6 +80,7 @@ public class PurchaseService {
         }
         if (availability.soldOut(sku, quantity, userId, idempotencyKey)) {
             purchaseTimers.get(ProblemCode.SOLD_OUT.code()).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            progress.refused(sku, ProblemCode.SOLD_OUT.code());
             throw FlashstockException.soldOut(sku, quantity);
         }
     }
@@ -99,6 +103,11 @@ public class PurchaseService {
                     String outcome = failure == null ? (result.replayed() ? "replayed" : "reserved")
                             : failure instanceof FlashstockException e ? e.code().code() : "error";
                     purchaseTimers.get(outcome).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                    if (failure == null && !result.replayed()) {
+                        progress.purchased(sku);
+                    } else if (failure instanceof FlashstockException e) {
+                        progress.refused(sku, e.code().code());
+                    }
                     if (failure instanceof FlashstockException e && e.code() == ProblemCode.SOLD_OUT) {
                         // the next refusals of this item come from memory, keyed ones too
                         availability.learnSoon(sku, idempotencyKey != null);
@@ -144,9 +153,13 @@ public class PurchaseService {
             rateLimiter.admit(userId, clientAddress, cart.lines().stream().mapToInt(CartCommand.Line::quantity).sum());
             CartOutcome result = strategy.purchase(cart);
             outcome = result.replayed() ? "replayed" : "reserved";
+            if (!result.replayed()) {
+                cart.lines().forEach(line -> progress.purchased(line.sku()));
+            }
             return result;
         } catch (FlashstockException e) {
             outcome = e.code().code();
+            progress.refused(e.sku(), outcome);
             if (e.code() == ProblemCode.SOLD_OUT && e.sku() != null) {
                 availability.learn(e.sku(), false);
             } else if (e.code() == ProblemCode.ITEM_NOT_FOUND && e.sku() != null) {

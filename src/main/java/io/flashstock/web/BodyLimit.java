@@ -41,7 +41,7 @@ public class BodyLimit {
     }
 
     void declaredLength(@Observes Router router) {
-        router.route().order(Integer.MIN_VALUE).handler(ctx -> {
+        router.route().order(Integer.MIN_VALUE + 1).handler(ctx -> {
             String length = ctx.request().getHeader(HttpHeaders.CONTENT_LENGTH);
             if (length == null && mayHaveBody(ctx.request().method())) {
                 chunkedBodies.handle(ctx); // calls ctx.next() once the whole body is in, or fails with 413

@@ -5,6 +5,7 @@ import java.time.Instant;
 import io.flashstock.item.Item;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
 
@@ -13,7 +14,11 @@ import jakarta.transaction.Transactional;
  * accepted for the item, and record the token. A holder that paused past its lease carries an older token than
  * the holder after it, so its write matches no row. {@code available >= quantity} and the CHECK constraint keep
  * the write safe even without the lock.
+ *
+ * <p>Created at startup in every pod, whatever its strategy, so that {@code flashstock_lock_fencing_rejected_total}
+ * is in every pod's {@code /q/metrics}, as the README's metrics table says of every flashstock metric.
  */
+@Startup
 @ApplicationScoped
 public class FencedReservation {
 

@@ -32,6 +32,7 @@ import io.flashstock.support.InUse;
 import io.flashstock.support.TrackedItems;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.instrumentation.annotations.WithSpan;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -88,6 +89,7 @@ public class RedisLockStrategy implements DeductionStrategy {
     }
 
     @Override
+    @WithSpan("redis-lock purchase")
     public PurchaseOutcome purchase(PurchaseCommand command) {
         PurchaseOutcome replay = QuarkusTransaction.requiringNew().call(() -> beforeTheLock(command));
         if (replay != null) {
@@ -172,6 +174,7 @@ public class RedisLockStrategy implements DeductionStrategy {
      * grants. The wait for all of it is bounded by {@code flashstock.lock.max-wait}.
      */
     @Override
+    @WithSpan("redis-lock cart")
     public CartOutcome purchase(CartCommand cart) {
         QuarkusTransaction.requiringNew().run(() -> cart.lines().forEach(line -> {
             if (Item.findById(line.sku()) == null) { // before any gate or lock: an unknown sku leaves nothing

@@ -34,6 +34,7 @@ import io.flashstock.support.Timestamps;
 import io.flashstock.support.Workers;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.instrumentation.annotations.WithSpan;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -149,6 +150,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
      * before the 201), an item to warm and a failed call continue on a worker, as {@link #purchase} would.
      */
     @Override
+    @WithSpan("redis-lua purchase")
     public Uni<PurchaseOutcome> purchaseAsync(PurchaseCommand command) {
         Instant now = Timestamps.now();
         return hotStock.purchaseAsync(command, OrderIds.next(command.sku()), now, now.plus(reservationTtl))
@@ -184,6 +186,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
 
     /** A cart: {@link CartPurchases}. */
     @Override
+    @WithSpan("redis-lua cart")
     public CartOutcome purchase(CartCommand cart) {
         return cartPurchases.purchase(cart);
     }

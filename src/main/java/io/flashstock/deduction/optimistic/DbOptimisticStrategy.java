@@ -19,6 +19,7 @@ import io.flashstock.deduction.StrategyName;
 import io.flashstock.item.Item;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.instrumentation.annotations.WithSpan;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -61,6 +62,7 @@ public class DbOptimisticStrategy implements DeductionStrategy {
     }
 
     @Override
+    @WithSpan("db-optimistic purchase")
     public PurchaseOutcome purchase(PurchaseCommand command) {
         return combiner.submit(command.sku(), command, this::decide);
     }
@@ -74,6 +76,7 @@ public class DbOptimisticStrategy implements DeductionStrategy {
      * cart changed it conflicts on the version and runs again, as between pods.
      */
     @Override
+    @WithSpan("db-optimistic cart")
     public CartOutcome purchase(CartCommand cart) {
         return LostCommit.run(retry, commit -> {
             Item.lockInOrder(cart.lines().stream().map(CartCommand.Line::sku).toList());
