@@ -1,11 +1,12 @@
 package io.flashstock.abuse;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,21 +60,31 @@ public final class HeapAfterGc {
         return String.format("%.1f MB", bytes / MB);
     }
 
+    /** What {@link #retained} found: skus held as strings of their own, and every occurrence (in buffers too). */
+    public record Retained(long strings, long occurrences) {
+    }
+
     /**
-     * How many of the storm's skus ({@code prefix} and a digit, see {@link MadeUpSkus#sku}) the live heap holds: a
+     * How many of the storm's skus ({@code prefix} and a number, see {@link MadeUpSkus#sku}) the live heap holds: a
      * dump of it ({@code HotSpotDiagnosticMXBean.dumpHeap}, live objects only, which collects first) to a file under
-     * target/, searched byte by byte, then deleted. A sku is held as a Latin-1 byte array, so each string holding one
-     * (and each buffer that still has one in it) counts once. The test's own prefix string is not followed by a
-     * digit, so it does not count. About a second for a heap of 200 MB.
+     * target/, searched byte by byte, then deleted. About a second for a heap of 200 MB.
+     * <ul>
+     * <li>{@link Retained#strings}: byte arrays whose whole content is one sku of the storm, that is, the value of a
+     * {@code String} holding it (Latin-1): what a map, a lane or a lock kept per sku would hold. The test's own prefix
+     * string is no sku (no number), so it does not count.</li>
+     * <li>{@link Retained#occurrences}: every place a sku of the storm appears, in bigger arrays too: the reused
+     * buffers of the connections (MySQL packets, the HTTP client of the test) keep the bytes of many earlier
+     * requests, a few hundred skus, bounded by the buffers, not by the storm.</li>
+     * </ul>
      */
-    public static long retained(String prefix) {
+    public static Retained retained(String prefix) {
         Path dump = Path.of("target", "abuse-heap-" + ProcessHandle.current().pid() + "-" + System.nanoTime()
                 + ".hprof");
         try {
             Files.createDirectories(dump.getParent());
             ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).dumpHeap(dump.toString(), true);
-            try (InputStream in = Files.newInputStream(dump)) {
-                return occurrences(in, prefix.getBytes(StandardCharsets.ISO_8859_1));
+            try (FileChannel channel = FileChannel.open(dump)) {
+                return search(channel, prefix.getBytes(StandardCharsets.ISO_8859_1));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -86,41 +97,61 @@ public final class HeapAfterGc {
         }
     }
 
-    /** Occurrences of {@code pattern} followed by an ASCII digit in the stream. */
-    static long occurrences(InputStream in, byte[] pattern) throws IOException {
-        int keep = pattern.length; // the pattern and its digit may straddle two reads
-        byte[] buffer = new byte[8 << 20];
-        int filled = 0;
-        long count = 0;
-        for (int read; (read = in.read(buffer, filled, buffer.length - filled)) > 0;) {
-            filled += read;
-            int end = filled - keep; // a match starting at or after end is looked at after the next read
-            for (int i = 0; i < end; i++) {
-                if (buffer[i] == pattern[0] && matches(buffer, i, pattern)) {
-                    count++;
+    /** Bytes before a primitive array's content in an HPROF dump: tag, id (8), stack serial, length, type. */
+    private static final int ARRAY_HEADER = 1 + 8 + 4 + 4 + 1;
+    private static final int PRIMITIVE_ARRAY_DUMP = 0x23;
+    private static final int BYTE_TYPE = 8;
+    private static final int SEGMENT = 1 << 30;
+    private static final int OVERLAP = 128;
+
+    static Retained search(FileChannel channel, byte[] pattern) throws IOException {
+        long size = channel.size();
+        long strings = 0;
+        long occurrences = 0;
+        for (long base = 0; base < size; base += SEGMENT) {
+            long length = Math.min(size - base, (long) SEGMENT + OVERLAP);
+            MappedByteBuffer map = channel.map(FileChannel.MapMode.READ_ONLY, base, length);
+            int own = (int) Math.min(SEGMENT, length); // matches starting here; the overlap belongs to the next
+            for (int i = 0; i < own && i + pattern.length < length; i++) {
+                if (map.get(i) != pattern[0] || !matches(map, i, pattern)) {
+                    continue;
+                }
+                occurrences++;
+                if (base + i >= ARRAY_HEADER && i >= ARRAY_HEADER && wholeSku(map, i, pattern.length, length)) {
+                    strings++;
                 }
             }
-            if (end > 0) {
-                System.arraycopy(buffer, end, buffer, 0, keep);
-                filled = keep;
-            }
         }
-        for (int i = 0; i + keep < filled; i++) { // the tail: whatever of it has room for the digit
-            if (buffer[i] == pattern[0] && matches(buffer, i, pattern)) {
-                count++;
-            }
-        }
-        return count;
+        return new Retained(strings, occurrences);
     }
 
-    private static boolean matches(byte[] buffer, int at, byte[] pattern) {
+    /** The pattern at {@code at}, followed by a digit. */
+    private static boolean matches(MappedByteBuffer map, int at, byte[] pattern) {
         for (int j = 1; j < pattern.length; j++) {
-            if (buffer[at + j] != pattern[j]) {
+            if (map.get(at + j) != pattern[j]) {
                 return false;
             }
         }
-        byte next = buffer[at + pattern.length];
+        byte next = map.get(at + pattern.length);
         return next >= '0' && next <= '9';
+    }
+
+    /** Whether the match at {@code at} is the whole content of a byte array: a sku (digits and dashes after it). */
+    private static boolean wholeSku(MappedByteBuffer map, int at, int prefixLength, long mapped) {
+        if ((map.get(at - ARRAY_HEADER) & 0xff) != PRIMITIVE_ARRAY_DUMP || map.get(at - 1) != BYTE_TYPE) {
+            return false;
+        }
+        int arrayLength = map.getInt(at - 5); // big-endian, as HPROF and MappedByteBuffer both are
+        if (arrayLength <= prefixLength || arrayLength > 64 || at + arrayLength > mapped) {
+            return false;
+        }
+        for (int j = prefixLength; j < arrayLength; j++) {
+            byte b = map.get(at + j);
+            if (b != '-' && (b < '0' || b > '9')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
