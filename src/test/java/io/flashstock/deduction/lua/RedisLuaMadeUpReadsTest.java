@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * {@code flashstock.lua.active-for}, 2 minutes). bench/abuse.sh measures the same against the packaged jar with 40,000
  * reads.
  * <p>
- * The storm: {@link #READS} made-up skus (400 in the gate, 3,000 in the full lane) read on {@value #THREADS} threads
+ * The storm: {@link #READS} made-up skus (200 in the gate, 3,000 in the full lane) read on {@value #THREADS} threads
  * through {@link ItemService#availability} (what the endpoint calls), then {@value #OVER_HTTP} more over HTTP with a
  * buyer token. Then, {@link #WAIT_MILLIS} later (1 s in the gate, 5 s in the full lane), on the Redis server of the
  * class's own ({@link OwnRedisResource}, never the shared one):
@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
  * <li>the idle command rate ({@code INFO stats} {@code total_commands_processed} over {@link #WINDOW_MILLIS}, 1 s in
  * the gate, 5 s in the full lane) is at most {@value #IDLE_ADDED_AT_MOST}/s above the rate before the storm: on an
  * idle pod, the issue's "at most 50/s". The old bug added about one command per second per made-up sku for 2
- * minutes: 400/s and more in the gate;</li>
+ * minutes: 200/s and more in the gate;</li>
  * <li>the items this pod tracks as active (the gauge {@code flashstock.items.tracked{kind=active-items}}) grew by at
  * most {@value #FEW_MORE} likewise.</li>
  * </ul>
@@ -52,7 +52,7 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(OwnRedisResource.class)
 class RedisLuaMadeUpReadsTest {
 
-    static final int READS = Lane.size(400, 3_000);
+    static final int READS = Lane.size(200, 3_000);
     static final int OVER_HTTP = 50;
     static final int THREADS = 16;
     static final long WAIT_MILLIS = Lane.size(1_000, 5_000);
