@@ -206,7 +206,8 @@ public abstract class StrategyContract extends LedgerContract {
     /**
      * An Idempotency-Key is its caller's own (design, "Hostile callers"): another buyer sending the same key on the
      * same item makes a purchase of its own, learns nothing of the first, and cannot take the key from its owner,
-     * whose retry is still the replay of its first order.
+     * whose retry is still the replay of its first order. Nor can a buyer squat a predictable key before its owner
+     * uses it (issue 32: the owner's purchase used to be refused 422 for good): the owner's first use is its own 201.
      */
     @Test
     void anotherUsersKeyIsAnotherRequest() {
@@ -236,6 +237,18 @@ public abstract class StrategyContract extends LedgerContract {
         assertTrue(reused.body().contains("idempotency-key-reused"), reused.body());
         assertCounters(sku, 10, 8, 2, 0);
         assertEquals(2, Db.orderCount(sku));
+
+        String predictable = "order-1-" + UUID.randomUUID(); // the key the owner will send, used by the squatter first
+        Reply squat = keyed(sku, 1, predictable, other);
+        assertEquals(201, squat.status(), squat.body());
+        Reply owners = keyed(sku, 1, predictable, owner);
+        assertEquals(201, owners.status(), "a squatted key is still its owner's: " + owners.body());
+        assertEquals(null, owners.header("Idempotent-Replayed"), "not the squatter's order replayed");
+        assertEquals("key-owner", JsonPath.from(owners.body()).getString("userId"));
+        assertFalse(JsonPath.from(squat.body()).getString("orderId").equals(
+                JsonPath.from(owners.body()).getString("orderId")), "its own order");
+        assertCounters(sku, 10, 6, 4, 0);
+        assertEquals(4, Db.orderCount(sku));
     }
 
     /** A buyer's purchase of {@code quantity} with Idempotency-Key {@code key}. */
