@@ -53,7 +53,7 @@ Environment: BENCH_MYSQL_HOST/PORT/USER/PASSWORD (127.0.0.1, 3306, root, empty),
 logs and raw results; default a new temporary folder), BENCH_CONVERGE_SECONDS (how long redis-lua
 write-behind may take to reach MySQL; default 5), BENCH_CATALOG_READY_SECONDS (how long a catalog run waits
 for readiness before it records "not ready" and goes on; default 300), BENCH_ACCESS_LOG_LEVEL (the service's
-access log, one line per request: WARN, the default, mutes it; INFO measures with it).
+access log, one line per request: on as shipped; WARN mutes it, to see its cost).
 
 Redis: by default it starts a redis-server of its own (no persistence, data in a temporary folder, on a free
 port of 127.0.0.1, log redis-server.log in the output folder), uses it for the whole run (the service, the
