@@ -39,7 +39,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * Sale events from two packaged instances ({@link ServiceProcess}) serving one sale, both publishing (the outbox split
  * between them by buckets, {@code FOR UPDATE SKIP LOCKED}), on a database of the class's own
- * ({@value #DATABASE}), a Redis and a Kafka broker of its own; redis-lua write-behind, where a reservation is told
+ * ({@value #DATABASE}, emptied first: the pods publish every unpublished movement in it, and the first case counts
+ * what they publish), a Redis and a Kafka broker of its own; redis-lua write-behind, where a reservation is told
  * when a relay persists it, whichever pod's relay that is. Read by a test consumer that deduplicates by {@code id}
  * and compared with the movement ledger ({@link LedgerEvents}). The second case kills a pod: it runs last. Runs with
  * the other {@code *IT} classes, after packaging; full lane.
@@ -48,7 +49,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EventsTwoPodsIT {
 
-    static final String DATABASE = "flashstock_test_evf";
+    static final String DATABASE = "flashstock_test_evpods";
     private static final String STRATEGY = "redis-lua:write-behind";
     private static final Duration WITHIN = Duration.ofSeconds(45);
     private static final List<AutoCloseable> STARTED = new ArrayList<>();
@@ -61,7 +62,7 @@ class EventsTwoPodsIT {
 
     @BeforeAll
     static void startTwoPods() {
-        jdbcUrl = Db.database(DATABASE);
+        jdbcUrl = Db.freshDatabase(DATABASE);
         kafka = own(OwnKafka.start());
         OwnRedis redis = own(OwnRedis.start());
         Map<String, String> settings = ServiceProcess.settings(STRATEGY, jdbcUrl, redis.hosts());

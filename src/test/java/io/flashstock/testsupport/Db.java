@@ -5,6 +5,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,6 +40,30 @@ public final class Db {
      */
     public static String database(String name) {
         return database(LocalServersResource.jdbcUrl(), name);
+    }
+
+    /**
+     * {@link #database(String)}, emptied first: the database is dropped and created again. For a class whose checks
+     * count everything its servers do (events published, rows of every item), which leftovers of an earlier run, say
+     * reservations that expired since and wait to be told, would add to. Only for a database the class owns.
+     */
+    public static String freshDatabase(String name) {
+        return freshDatabase(LocalServersResource.jdbcUrl(), name);
+    }
+
+    /** {@link #database(String, String)}, dropped and created again (see {@link #freshDatabase(String)}). */
+    public static String freshDatabase(String jdbcUrl, String name) {
+        if (!name.matches("flashstock_test_[a-z0-9_]+")) {
+            throw new IllegalArgumentException("not a test database of its own: " + name);
+        }
+        String url = database(jdbcUrl, name);
+        try (Connection db = connect(url); Statement statement = db.createStatement()) {
+            statement.execute("DROP DATABASE " + name);
+            statement.execute("CREATE DATABASE " + name);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return url;
     }
 
     /** {@code jdbcUrl} with database {@code name} instead of its own (created on first use). */

@@ -7,7 +7,7 @@ import io.flashstock.devservices.LocalServers;
 
 /**
  * For tests that cut MySQL under the event publisher: the service reaches MySQL through a fault proxy of the class's
- * own ({@link FaultyMySqlResource}), in a database of its own ({@value #DATABASE}, not the suite's shared one), with a
+ * own ({@link FaultyMySqlResource}), in a database of its own ({@value #DATABASE}, not the suite's shared one; emptied at the start), with a
  * Kafka broker ({@link OwnKafka}, which the test may freeze) and a Redis of its own. The test's own JDBC goes to that
  * database directly ({@link #jdbcUrl()}).
  */
@@ -23,7 +23,7 @@ public class FaultyMySqlKafkaResource extends FaultyMySqlResource {
         kafka = OwnKafka.start();
         redis = OwnRedis.start();
         Map<String, String> settings = super.start();
-        settings.put(LocalServers.JDBC_URL, Db.database(settings.get(LocalServers.JDBC_URL), DATABASE));
+        settings.put(LocalServers.JDBC_URL, Db.freshDatabase(settings.get(LocalServers.JDBC_URL), DATABASE));
         settings.put(LocalServers.REDIS_HOSTS, redis.hosts());
         settings.put(LocalKafka.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
         return settings;
