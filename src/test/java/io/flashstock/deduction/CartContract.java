@@ -27,6 +27,7 @@ import io.flashstock.testsupport.Http.Reply;
 import io.flashstock.testsupport.OnePod;
 import io.flashstock.testsupport.Tokens;
 import io.restassured.http.ContentType;
+import io.flashstock.testsupport.Json;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
@@ -168,7 +169,7 @@ public abstract class CartContract extends SettlementContract {
         Set<String> ids = new HashSet<>();
         for (Reply reply : replies) {
             if (reply.status() == 201) {
-                ids.add(JsonPath.from(reply.body()).getString("purchaseId"));
+                ids.add(Json.text(reply.body(), "purchaseId"));
             } else {
                 assertEquals(409, reply.status(), reply.body()); // still being decided: request-in-progress
                 assertTrue(reply.body().contains("request-in-progress"), reply.body());
@@ -196,12 +197,12 @@ public abstract class CartContract extends SettlementContract {
         for (int i = 0; i < replies.size(); i++) {
             Reply reply = replies.get(i);
             if (reply.status() == 201) {
-                int lines = JsonPath.from(reply.body()).getList("orders").size();
+                int lines = Json.read(reply.body()).get("orders").size();
                 assertEquals(i % 2 == 0 ? 2 : 3, lines, "every line in the answer");
                 threeLines += lines == 3 ? 1 : 0;
             } else {
                 assertTrue(reply.body().contains("sold-out"), reply.body());
-                String refused = JsonPath.from(reply.body()).getString("sku");
+                String refused = Json.text(reply.body(), "sku");
                 assertTrue(refused.equals(a) || refused.equals(b), "the refused line: " + refused);
             }
         }
@@ -340,8 +341,8 @@ public abstract class CartContract extends SettlementContract {
         Reply bought = Http.send(Http.request("POST", "/purchases", "{\"lines\":[" + line(skus[0], 1) + ","
                 + line(skus[1], 1) + "]}", asBuyer));
         assertEquals(201, bought.status(), bought.body());
-        assertEquals(buyer, JsonPath.from(bought.body()).getString("userId"));
-        String purchaseId = JsonPath.from(bought.body()).getString("purchaseId");
+        assertEquals(buyer, Json.text(bought.body(), "userId"));
+        String purchaseId = Json.text(bought.body(), "purchaseId");
         assertEquals(200, Http.send(Http.request("GET", "/purchases/" + purchaseId, null, asBuyer)).status());
         assertRefused(Http.send(Http.request("GET", "/purchases/" + purchaseId, null, asOther)), 404,
                 "purchase-not-found", "another buyer's purchase");
@@ -353,7 +354,7 @@ public abstract class CartContract extends SettlementContract {
                 "forbidden", "a buyer confirming");
         Reply cancelled = Http.send(Http.request("POST", "/purchases/" + purchaseId + "/cancel", null, asBuyer));
         assertEquals(200, cancelled.status(), cancelled.body());
-        assertEquals("CANCELLED", JsonPath.from(cancelled.body()).getString("status"));
+        assertEquals("CANCELLED", Json.text(cancelled.body(), "status"));
         assertCounters(skus[0], 10, 10, 0, 0);
         assertCounters(skus[1], 10, 10, 0, 0);
     }

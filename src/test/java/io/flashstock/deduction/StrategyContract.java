@@ -30,6 +30,7 @@ import io.flashstock.testsupport.OnePod;
 import io.flashstock.testsupport.Pause;
 import io.flashstock.testsupport.Tokens;
 import io.restassured.http.ContentType;
+import io.flashstock.testsupport.Json;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
@@ -59,7 +60,7 @@ public abstract class StrategyContract extends LedgerContract {
         assertEquals(Map.of(201, (long) STOCK, 409, (long) (BUYERS - STOCK)), statuses, "answers");
         assertTrue(replies.stream().filter(r -> r.status() == 409).allMatch(r -> r.body().contains("sold-out")));
         Set<String> orderIds = replies.stream().filter(r -> r.status() == 201)
-                .map(r -> JsonPath.from(r.body()).getString("orderId")).collect(Collectors.toSet());
+                .map(r -> Json.text(r.body(), "orderId")).collect(Collectors.toSet());
         assertEquals(STOCK, orderIds.size(), "distinct order ids");
         assertCounters(sku, STOCK, 0, STOCK, 0);
         assertEquals(STOCK, Db.orderCount(sku), "order rows");
@@ -219,19 +220,19 @@ public abstract class StrategyContract extends LedgerContract {
 
         Reply first = keyed(sku, 1, key, owner);
         assertEquals(201, first.status(), first.body());
-        String orderId = JsonPath.from(first.body()).getString("orderId");
+        String orderId = Json.text(first.body(), "orderId");
         Reply another = keyed(sku, 1, key, other);
         assertEquals(201, another.status(), "another user's key is another request: " + another.body());
         assertEquals(null, another.header("Idempotent-Replayed"), "not a replay");
-        assertEquals("key-other", JsonPath.from(another.body()).getString("userId"));
-        String otherId = JsonPath.from(another.body()).getString("orderId");
+        assertEquals("key-other", Json.text(another.body(), "userId"));
+        String otherId = Json.text(another.body(), "orderId");
         assertFalse(orderId.equals(otherId), "its own order");
         assertCounters(sku, 10, 8, 2, 0);
 
         Reply retry = keyed(sku, 1, key, owner);
         assertEquals(201, retry.status(), retry.body());
         assertEquals("true", retry.header("Idempotent-Replayed"));
-        assertEquals(orderId, JsonPath.from(retry.body()).getString("orderId"), "the owner's retry replays its order");
+        assertEquals(orderId, Json.text(retry.body(), "orderId"), "the owner's retry replays its order");
         Reply reused = keyed(sku, 2, key, other);
         assertEquals(422, reused.status(), reused.body());
         assertTrue(reused.body().contains("idempotency-key-reused"), reused.body());
@@ -244,9 +245,9 @@ public abstract class StrategyContract extends LedgerContract {
         Reply owners = keyed(sku, 1, predictable, owner);
         assertEquals(201, owners.status(), "a squatted key is still its owner's: " + owners.body());
         assertEquals(null, owners.header("Idempotent-Replayed"), "not the squatter's order replayed");
-        assertEquals("key-owner", JsonPath.from(owners.body()).getString("userId"));
-        assertFalse(JsonPath.from(squat.body()).getString("orderId").equals(
-                JsonPath.from(owners.body()).getString("orderId")), "its own order");
+        assertEquals("key-owner", Json.text(owners.body(), "userId"));
+        assertFalse(Json.text(squat.body(), "orderId").equals(
+                Json.text(owners.body(), "orderId")), "its own order");
         assertCounters(sku, 10, 6, 4, 0);
         assertEquals(4, Db.orderCount(sku));
     }
@@ -267,7 +268,7 @@ public abstract class StrategyContract extends LedgerContract {
                 "{\"userId\":\"same\",\"quantity\":1}").header("Idempotency-Key", key).build());
 
         Set<String> orderIds = replies.stream().filter(r -> r.status() == 201)
-                .map(r -> JsonPath.from(r.body()).getString("orderId")).collect(Collectors.toSet());
+                .map(r -> Json.text(r.body(), "orderId")).collect(Collectors.toSet());
         assertEquals(1, orderIds.size(), "one order id across all 2xx answers");
         assertTrue(replies.stream().allMatch(r -> r.status() == 201
                 || (r.status() == 409 && r.body().contains("request-in-progress"))), "only 201 or in-progress");
@@ -633,7 +634,7 @@ public abstract class StrategyContract extends LedgerContract {
                 assertEquals(201, reply.status(), reply.body());
                 bought++;
             } else if (reply.body().contains("\"sku\"") && reply.status() == 200) {
-                assertTrue(JsonPath.from(reply.body()).getInt("available") >= 0, reply.body());
+                assertTrue(Json.read(reply.body()).get("available").asInt() >= 0, reply.body());
             } else {
                 assertTrue(Set.of(409, 412).contains(reply.status()), reply.status() + " " + reply.body());
                 assertTrue(reply.body().contains("sold-out") || reply.body().contains("version-mismatch")
@@ -722,7 +723,7 @@ public abstract class StrategyContract extends LedgerContract {
                 + "x".repeat(17 * 1024) + "\"}"));
         assertEquals(413, tooLarge.status(), tooLarge.body());
         assertTrue(tooLarge.contentType().startsWith("application/problem+json"), tooLarge.contentType());
-        assertEquals("urn:flashstock:problem:payload-too-large", JsonPath.from(tooLarge.body()).getString("type"));
+        assertEquals("urn:flashstock:problem:payload-too-large", Json.text(tooLarge.body(), "type"));
         assertEquals(before.getMap(""), item(sku).getMap(""), "item unchanged by the 17 KiB chunked body");
         assertEquals(0, Db.orderCount(sku), "no order from the 17 KiB chunked body");
 
@@ -856,9 +857,9 @@ public abstract class StrategyContract extends LedgerContract {
         assertEquals(201, named.status(), "a buyer may name itself: " + named.body());
         Reply forOther = call("POST", purchases, "{\"userId\":\"" + other + "\",\"quantity\":2}", SHOP);
         assertEquals(201, forOther.status(), "a shop buys for any user: " + forOther.body());
-        String ownOrder = JsonPath.from(own.body()).getString("orderId");
-        String namedOrder = JsonPath.from(named.body()).getString("orderId");
-        String otherOrder = JsonPath.from(forOther.body()).getString("orderId");
+        String ownOrder = Json.text(own.body(), "orderId");
+        String namedOrder = Json.text(named.body(), "orderId");
+        String otherOrder = Json.text(forOther.body(), "orderId");
 
         // orders: a buyer sees and cancels only its own; payment confirms; admin reads
         for (String token : List.of(ADMIN, SHOP, PAYMENT, asBuyer)) {
@@ -928,7 +929,7 @@ public abstract class StrategyContract extends LedgerContract {
         String buyer = "u-" + UUID.randomUUID().toString().substring(0, 8);
         Reply bought = call("POST", "/items/" + sku + "/purchases", "{\"quantity\":2}", Tokens.bearer(buyer, "buyer"));
         assertEquals(201, bought.status(), bought.body());
-        String orderId = JsonPath.from(bought.body()).getString("orderId");
+        String orderId = Json.text(bought.body(), "orderId");
         String other = buy(sku, "not-extended", 1);
         assertCounters(sku, 4, 1, 3, 0); // both in MySQL (write-behind stores them a moment after the 201)
         Db.expireIn(orderId, 2);
@@ -937,14 +938,14 @@ public abstract class StrategyContract extends LedgerContract {
         Reply extended = call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":60}",
                 Tokens.bearer(buyer, "buyer"));
         assertEquals(200, extended.status(), extended.body());
-        Instant expiresAt = Instant.parse(JsonPath.from(extended.body()).getString("expiresAt"));
-        Instant createdAt = Instant.parse(JsonPath.from(extended.body()).getString("createdAt"));
+        Instant expiresAt = Instant.parse(Json.text(extended.body(), "expiresAt"));
+        Instant createdAt = Instant.parse(Json.text(extended.body(), "createdAt"));
         assertTrue(expiresAt.isAfter(Instant.now().plusSeconds(50)), "about a minute from now: " + expiresAt);
         Reply shorter = call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":5}", PAYMENT);
-        assertEquals(expiresAt, Instant.parse(JsonPath.from(shorter.body()).getString("expiresAt")),
+        assertEquals(expiresAt, Instant.parse(Json.text(shorter.body(), "expiresAt")),
                 "never shortened");
         Reply capped = call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":7200}", SHOP);
-        assertEquals(createdAt.plusSeconds(7200), Instant.parse(JsonPath.from(capped.body()).getString("expiresAt")),
+        assertEquals(createdAt.plusSeconds(7200), Instant.parse(Json.text(capped.body(), "expiresAt")),
                 "capped at the purchase + reservation-max-ttl");
 
         assertRefused(call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":7201}", SHOP), 400,
@@ -978,7 +979,7 @@ public abstract class StrategyContract extends LedgerContract {
         Reply created = call("POST", "/items", "{\"sku\":\"" + sku + "\",\"name\":\"TTL\",\"stock\":3,"
                 + "\"reservationTtlSeconds\":3}", ADMIN);
         assertEquals(201, created.status(), created.body());
-        assertEquals(3, JsonPath.from(created.body()).getInt("reservationTtlSeconds"));
+        assertEquals(3, Json.read(created.body()).get("reservationTtlSeconds").asInt());
         assertEquals(3, item(sku).getInt("reservationTtlSeconds"));
 
         Response bought = purchase(sku, "short-hold", 2, null);
@@ -1012,7 +1013,7 @@ public abstract class StrategyContract extends LedgerContract {
         List<Reply> replies = Http.concurrently(orders, 12, i -> Http.post("/items/" + sku + "/purchases",
                 "{\"userId\":\"" + users.get(i % 3) + "\",\"quantity\":1}").build());
         assertEquals(Map.of(201, (long) orders), byStatus(replies), "answers");
-        List<String> bought = replies.stream().map(r -> JsonPath.from(r.body()).getString("orderId")).sorted().toList();
+        List<String> bought = replies.stream().map(r -> Json.text(r.body(), "orderId")).sorted().toList();
 
         List<String> listed = new java.util.ArrayList<>();
         String after = null;

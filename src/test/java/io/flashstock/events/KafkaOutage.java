@@ -19,6 +19,7 @@ import io.flashstock.testsupport.Http.Reply;
 import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.OwnKafka;
 import io.flashstock.testsupport.OwnKafkaResource;
+import io.flashstock.testsupport.Json;
 import io.restassured.path.json.JsonPath;
 import org.junit.jupiter.api.Test;
 
@@ -50,7 +51,7 @@ abstract class KafkaOutage {
             assertEquals(Map.of(201, (long) stock, 409, (long) (buyers - stock)), byStatus(replies),
                     "the sale answers as without Kafka");
             Set<String> sold = replies.stream().filter(r -> r.status() == 201)
-                    .map(r -> JsonPath.from(r.body()).getString("orderId")).collect(Collectors.toSet());
+                    .map(r -> Json.text(r.body(), "orderId")).collect(Collectors.toSet());
             awaitBacklog();
             long left = OUTAGE.toNanos() - (System.nanoTime() - down);
             if (left > 0) {

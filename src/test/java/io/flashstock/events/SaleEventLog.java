@@ -10,7 +10,8 @@ import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
-import io.restassured.path.json.JsonPath;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.flashstock.testsupport.Json;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -22,7 +23,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 final class SaleEventLog implements AutoCloseable {
 
     /** One event as received: its record key and the parsed CloudEvent. */
-    record Received(String key, String id, String type, String subject, JsonPath event) {
+    record Received(String key, String id, String type, String subject, JsonNode event) {
 
         /** What a redelivery of the event must repeat (its data may differ: an order's expiry as published then). */
         String identity() {
@@ -65,9 +66,9 @@ final class SaleEventLog implements AutoCloseable {
     /** Reads what arrived within about a second. */
     void poll() {
         for (ConsumerRecord<String, byte[]> record : reader.read(1, Duration.ofMillis(300))) {
-            JsonPath event = JsonPath.from(new String(record.value(), StandardCharsets.UTF_8));
-            Received one = new Received(record.key(), event.getString("id"), event.getString("type"),
-                    event.getString("subject"), event);
+            JsonNode event = Json.read(new String(record.value(), StandardCharsets.UTF_8));
+            Received one = new Received(record.key(), Json.text(event, "id"), Json.text(event, "type"),
+                    Json.text(event, "subject"), event);
             Received first = byId.putIfAbsent(one.id(), one);
             if (first == null) {
                 received.add(one);

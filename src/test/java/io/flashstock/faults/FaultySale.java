@@ -26,7 +26,7 @@ import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
 import io.flashstock.testsupport.Settlement;
-import io.restassured.path.json.JsonPath;
+import io.flashstock.testsupport.Json;
 
 /**
  * A concurrent sale with a fault staged in the middle of it, and the checks every fault test makes afterwards:
@@ -107,7 +107,7 @@ final class FaultySale {
             assertTrue(reply.status() == 201 || reply.status() == 409 || reply.status() == 503,
                     reply.status() + " " + reply.body());
             if (reply.status() == 201) {
-                acknowledged.add(JsonPath.from(reply.body()).getString("orderId"));
+                acknowledged.add(Json.text(reply.body(), "orderId"));
             } else {
                 assertTrue(reply.contentType().startsWith("application/problem+json"), reply.contentType());
                 if (reply.body().contains("outcome-unknown")) {
@@ -239,7 +239,7 @@ final class FaultySale {
         while (true) {
             Reply reply = Http.send(request);
             if (reply.status() == 201) {
-                return JsonPath.from(reply.body()).getString("orderId");
+                return Json.text(reply.body(), "orderId");
             }
             boolean pending = reply.body().contains("outcome-unknown") || reply.body().contains("request-in-progress")
                     || reply.status() == 503 || reply.status() == Http.NO_ANSWER;

@@ -24,7 +24,7 @@ import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.Settlement;
 import io.flashstock.testsupport.Tokens;
 import io.quarkus.redis.datasource.RedisDataSource;
-import io.restassured.path.json.JsonPath;
+import io.flashstock.testsupport.Json;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -83,7 +83,7 @@ abstract class MySqlCut {
         List<String> ids = new ArrayList<>();
         for (Reply reply : bought) {
             assertEquals(201, reply.status(), reply.body());
-            ids.add(JsonPath.from(reply.body()).getString("orderId"));
+            ids.add(Json.text(reply.body(), "orderId"));
         }
         List<HttpRequest> calls = new ArrayList<>();
         for (int i = 0; i < orders; i++) {

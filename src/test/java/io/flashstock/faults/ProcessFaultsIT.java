@@ -21,7 +21,7 @@ import io.flashstock.testsupport.OwnRedis;
 import io.flashstock.testsupport.ServiceProcess;
 import io.flashstock.testsupport.Shop;
 import io.restassured.RestAssured;
-import io.restassured.path.json.JsonPath;
+import io.flashstock.testsupport.Json;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -136,7 +136,7 @@ class ProcessFaultsIT {
                 reply = retryUntilDecided(cart.apply(i));
             }
             if (reply.status() == 201) {
-                answered.add(JsonPath.from(reply.body()).getString("purchaseId"));
+                answered.add(Json.text(reply.body(), "purchaseId"));
             }
         }
         System.out.printf("[fault] %s service killed mid-carts: %d carts, %d answered 201 (%d after a retry)%n",

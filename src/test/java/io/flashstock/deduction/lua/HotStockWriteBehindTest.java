@@ -34,7 +34,7 @@ import io.flashstock.testsupport.OwnRedisResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.restassured.path.json.JsonPath;
+import io.flashstock.testsupport.Json;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
@@ -173,7 +173,7 @@ class HotStockWriteBehindTest extends HotStockResilience {
         List<Reply> replies = Http.concurrently(20, 20, i -> Http.post("/items/" + sku + "/purchases",
                 "{\"userId\":\"g-" + i + "\",\"quantity\":1}").build());
         assertEquals(Map.of(201, 20L), byStatus(replies));
-        Set<String> ids = replies.stream().map(r -> JsonPath.from(r.body()).getString("orderId"))
+        Set<String> ids = replies.stream().map(r -> Json.text(r.body(), "orderId"))
                 .collect(Collectors.toSet());
         for (String id : ids) {
             given().get("/orders/" + id).then().statusCode(200);
