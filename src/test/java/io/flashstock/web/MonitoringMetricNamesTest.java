@@ -56,6 +56,8 @@ class MonitoringMetricNamesTest {
 
     static final String DATABASE = "flashstock_test_dash";
     static final int REDIS_DB = 11;
+    /** How often flashstock_sales_open is counted ({@code OpenSales}: every 10 s), and a margin. */
+    static final long ROUND_MILLIS = 11_000;
 
     @TestHTTPResource(value = "/metrics", management = true)
     URL metrics;
@@ -90,17 +92,18 @@ class MonitoringMetricNamesTest {
         assertEquals(Set.of(), servedExternal, "EXTERNAL lists metrics /q/metrics serves: they are not external");
     }
 
-    /** A short sale of a 3-unit item, and a second item whose window is open and which nobody buys. */
+    /**
+     * A short sale of a 3-unit item, sold out at the end; beside it an item whose window is open and which nobody buys
+     * (the one open sale then), one whose window is paused, one with no window (catalog) and one whose window is over.
+     */
     private static void sale() {
         String sku = Shop.newSku("dash");
-        String unsold = Shop.newSku("dash-open");
-        for (String item : new String[] {sku, unsold}) {
-            Shop.createItem(item, 3, 0);
-            given().contentType(ContentType.JSON).header("If-Match", "\"0\"")
-                    .body(Map.of("startsAt", Instant.now().minus(Duration.ofHours(1)).toString(),
-                            "endsAt", Instant.now().plus(Duration.ofHours(1)).toString()))
-                    .put("/items/" + item + "/sale").then().statusCode(200);
-        }
+        Instant now = Instant.now();
+        window(sku, now.minus(Duration.ofHours(1)), now.plus(Duration.ofHours(1)), false);
+        window(Shop.newSku("dash-open"), now.minus(Duration.ofHours(1)), now.plus(Duration.ofHours(1)), false);
+        window(Shop.newSku("dash-paused"), now.minus(Duration.ofHours(1)), now.plus(Duration.ofHours(1)), true);
+        window(Shop.newSku("dash-ended"), now.minus(Duration.ofHours(2)), now.minus(Duration.ofHours(1)), false);
+        Shop.createItem(Shop.newSku("dash-catalog"), 3, 0);
         String confirmed = Shop.buy(sku, "d-1", 1);
         String cancelled = Shop.buy(sku, "d-2", 1);
         given().post("/orders/" + confirmed + "/confirm").then().statusCode(200);
@@ -113,14 +116,26 @@ class MonitoringMetricNamesTest {
         Shop.purchase(sku, "d-5", 1, null).then().statusCode(409); // sold out
     }
 
-    /** /q/metrics once {@code gauge} shows {@code value} (flashstock_sales_open is counted every 10 s), or 30 s on. */
+    /** Creates a 3-unit item with the sale window given. */
+    private static void window(String sku, Instant startsAt, Instant endsAt, boolean paused) {
+        Shop.createItem(sku, 3, 0);
+        given().contentType(ContentType.JSON).header("If-Match", "\"0\"")
+                .body(Map.of("startsAt", startsAt.toString(), "endsAt", endsAt.toString(), "paused", paused))
+                .put("/items/" + sku + "/sale").then().statusCode(200);
+    }
+
+    /**
+     * /q/metrics once {@code gauge} shows {@code value} in a read at least one counting round after the sale
+     * ({@link #ROUND_MILLIS}: before that, it may show a count taken halfway through the sale), at most 30 s on.
+     */
     private String await(String gauge, double value) {
+        long earliest = System.currentTimeMillis() + ROUND_MILLIS;
         long deadline = System.currentTimeMillis() + 30_000;
         Pattern sample = Pattern.compile("(?m)^" + Pattern.quote(gauge) + "(?:\\{[^}]*})? (\\S+)$");
         while (true) {
             String text = RestAssured.get(metrics).then().statusCode(200).extract().asString();
             Matcher found = sample.matcher(text);
-            if (found.find() && Double.parseDouble(found.group(1)) == value) {
+            if (System.currentTimeMillis() > earliest && found.find() && Double.parseDouble(found.group(1)) == value) {
                 return text;
             }
             if (System.currentTimeMillis() > deadline) {
@@ -149,7 +164,7 @@ class MonitoringMetricNamesTest {
         }
     }
 
-    /** The tests' MySQL and Redis, with a database ({@value #DATABASE}) and Redis index ({@value #REDIS_DB}) of its own. */
+    /** The tests' MySQL and Redis, but a database ({@value #DATABASE}) and Redis index ({@value #REDIS_DB}) apart. */
     public static class OwnServers extends LocalServersResource {
         @Override
         public Map<String, String> start() {
