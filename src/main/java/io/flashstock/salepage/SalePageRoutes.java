@@ -42,15 +42,10 @@ public class SalePageRoutes {
 
     void register(@Observes ManagementInterface management) {
         Router router = management.router();
-        // An exact path matches with or without its trailing slash: /sale goes to /sale/, where the page's relative
-        // links (page.css, page.js, data) resolve under /sale/.
-        router.get("/sale/").handler(rc -> {
-            if (rc.request().path().endsWith("/")) {
-                send(rc, "text/html; charset=utf-8", html);
-            } else {
-                rc.redirect("/sale/");
-            }
-        });
+        router.get("/sale/").handler(rc -> send(rc, "text/html; charset=utf-8", html));
+        // After /sale/, which answers that path itself: /sale goes to /sale/, where the page's relative links
+        // (page.css, page.js, data) resolve under /sale/.
+        router.get("/sale").handler(rc -> rc.redirect("/sale/"));
         router.get("/sale/page.css").handler(rc -> send(rc, "text/css; charset=utf-8", css));
         router.get("/sale/page.js").handler(rc -> send(rc, "text/javascript; charset=utf-8", script));
         router.get("/sale/data").blockingHandler(this::data, false);
