@@ -3,9 +3,12 @@ package io.flashstock.salepage;
 import java.util.List;
 import java.util.Map;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
 /**
  * The sale page's JSON ({@code GET /sale/data} on the management port; docs/operations.md, "The sale page"): what this
- * pod knows of the sale, rebuilt at most once a second whoever asks.
+ * pod knows of the sale, rebuilt at most once a second whoever asks. Jackson writes it outside Quarkus REST, so the
+ * records are registered for reflection here (a native image would not find them otherwise).
  *
  * @param at when it was built (ISO-8601, UTC)
  * @param strategy this pod's deduction strategy
@@ -17,6 +20,8 @@ import java.util.Map;
  * @param maxItems {@code flashstock.metrics.max-items}: at most this many items are shown
  * @param items the items this pod answered purchases for lately, by sku
  */
+@RegisterForReflection(targets = { SalePageData.class, SalePageData.Pod.class, SalePageData.Relay.class,
+        SalePageData.Events.class, SalePageData.Item.class, PurchaseLatency.Window.class })
 record SalePageData(String at, String strategy, Pod pod, List<Pod> pods, PurchaseLatency.Window latency, Relay relay,
         Events events, int maxItems, List<Item> items) {
 

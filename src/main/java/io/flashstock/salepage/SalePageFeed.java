@@ -33,19 +33,19 @@ public class SalePageFeed {
     private final StrategyLease lease;
     private final MeterRegistry registry;
     private final FlashstockConfig config;
-    private final EventSink events;
+    private final EventSink eventSink;
     private final String hostName = hostName();
     private SalePageData last;
     private long lastBuilt;
 
     SalePageFeed(SaleHistory history, LeaseHolders holders, StrategyLease lease, MeterRegistry registry,
-            FlashstockConfig config, EventSink events) {
+            FlashstockConfig config, EventSink eventSink) {
         this.history = history;
         this.holders = holders;
         this.lease = lease;
         this.registry = registry;
         this.config = config;
-        this.events = events;
+        this.eventSink = eventSink;
     }
 
     /** The page's data now, at most {@link #FRESH_FOR_MILLIS} old. Blocks (a Redis read). */
@@ -60,7 +60,7 @@ public class SalePageFeed {
 
     private SalePageData build(long now) {
         Double relayLag = gauge("flashstock.relay.lag");
-        Double eventsLag = events.enabled() ? gauge("flashstock.events.lag.seconds") : null;
+        Double eventsLag = eventSink.enabled() ? gauge("flashstock.events.lag.seconds") : null;
         SalePageData.Relay relay = relayLag == null ? null
                 : new SalePageData.Relay(relayLag, count(gauge("flashstock.relay.pending")));
         SalePageData.Events events = eventsLag == null ? null
