@@ -3,6 +3,7 @@ package io.flashstock.item;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.micrometer.core.instrument.Counter;
@@ -93,6 +94,13 @@ final class ItemMeters {
             meters.add(counter);
             return counter;
         });
+    }
+
+    /** What the meters hold now: the counters of the last refresh and the counts since the item was admitted. */
+    ItemProgress progress() {
+        Map<String, Long> refused = new TreeMap<>();
+        refusals.forEach((code, counter) -> refused.put(code, (long) counter.count()));
+        return new ItemProgress(sku, available, reserved, sold, (long) purchases.count(), Map.copyOf(refused));
     }
 
     void counters(ItemView item) {

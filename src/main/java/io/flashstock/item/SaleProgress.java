@@ -105,6 +105,11 @@ public class SaleProgress {
         return meters;
     }
 
+    /** The progress of every item tracked now (at most {@code flashstock.metrics.max-items}), in no order. */
+    public List<ItemProgress> snapshot() {
+        return items.values().stream().map(ItemMeters::progress).toList();
+    }
+
     /** Reads the counters of every admitted item, once a second; a failure (MySQL or Redis away) waits a round. */
     @Scheduled(identity = "sale-progress", every = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void refresh() {

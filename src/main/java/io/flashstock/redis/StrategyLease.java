@@ -111,6 +111,11 @@ public class StrategyLease {
         return held() ? null : stopped ? "shutting down" : waitingFor;
     }
 
+    /** This pod's random id in its lease's field ({@link LeaseHolders.Holder#pod()}): how the sale page finds itself. */
+    public String pod() {
+        return pod;
+    }
+
     /** Whether this pod serves without Redis having confirmed its lease (MySQL family, Redis not answering). */
     public boolean unconfirmed() {
         return unconfirmed;

@@ -19,14 +19,15 @@ import org.junit.jupiter.api.Test;
  * The package layout (README, "Code layout"): imports point one way, from {@code config}/{@code error}/{@code support}
  * up through {@code db}, {@code redis}, {@code web}, {@code access}, {@code item}, {@code order} and
  * {@code deduction} (and {@code events}, beside {@code deduction}, which the purchase path never uses) to the
- * strategies and the entry points ({@code purchase}, {@code health}), which nothing imports. {@code devservices}
+ * strategies and the entry points ({@code purchase}, {@code health}, {@code report}, {@code salepage}), which nothing
+ * imports. {@code devservices}
  * (embedded servers and tokens for dev mode and tests) stands aside: nothing imports it either. A plain unit test over
  * the compiled classes: no Quarkus, no servers.
  */
 class LayoutTest {
 
     private static final String ROOT = "io.flashstock";
-    private static final String[] ENTRY_POINTS = { "purchase", "health", "report" };
+    private static final String[] ENTRY_POINTS = { "purchase", "health", "report", "salepage" };
     private static final String[] STRATEGIES = { ROOT + ".deduction.optimistic..", ROOT + ".deduction.lock..",
             ROOT + ".deduction.lua.." };
     private static JavaClasses classes;
