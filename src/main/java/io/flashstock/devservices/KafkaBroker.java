@@ -179,7 +179,9 @@ public final class KafkaBroker {
 
     private void format() throws IOException, InterruptedException {
         String clusterId = Base64.getUrlEncoder().withoutPadding().encodeToString(uuidBytes());
-        Process tool = java(STORAGE_TOOL, "format", "-t", clusterId, "-c", dir.resolve("server.properties").toString())
+        // "--cluster-id=<id>", not "-t <id>": a URL-safe Base64 id starts with '-' one time in 64, and the tool's argument
+        // parser then reads it as an option ("argument --cluster-id/-t: expected one argument")
+        Process tool = java(STORAGE_TOOL, "format", "--cluster-id=" + clusterId, "-c", dir.resolve("server.properties").toString())
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("format.log").toFile()))
                 .start();
         if (!tool.waitFor(60, TimeUnit.SECONDS)) {
