@@ -113,6 +113,9 @@ class MetricsTableTest {
                 assertTrue(bucket.matcher(text).find(), timer + " bucket le=" + le);
             }
         }
+        for (String pool : List.of("agroal_active_count", "agroal_awaiting_count", "agroal_max_used_count")) {
+            assertTrue(Pattern.compile("(?m)^" + pool + "\\{").matcher(text).find(), "the README's Agroal metric " + pool);
+        }
         Matcher uri = Pattern.compile("(?m)^http_server_requests_seconds_count\\{.*uri=\"([^\"]*)\"").matcher(text);
         Set<String> uris = new TreeSet<>();
         while (uri.find()) {
