@@ -17,8 +17,8 @@ COMMAND_LINE="bench/compare.sh $*"
 # The parts of bench/run.sh (bench/lib/), for: read_environment, select_configs (options.sh); say, die, take_lock,
 # cleanup, ensure_tools, record_info (common.sh); connect_backends, redis_flush (backends.sh); prepare_jar, build_jar,
 # make_auth, stop_service (service.sh); R, the invariants (load.sh); split_config, warm_up, hot_sell (scenarios.sh);
-# start_fresh (runs.sh); report, on an invariant breach (report.sh); start_broker, events_drained, delivery_histogram,
-# delivery_p99 (kafka.sh).
+# start_fresh (runs.sh); report, on an invariant breach (report.sh); start_broker, events_drained, delivery_histogram
+# (kafka.sh); histogram_p99 (load.sh).
 for part in options common backends service load raw scenarios runs report kafka; do
   # shellcheck source=/dev/null
   source "$BENCH_DIR/lib/$part.sh"
@@ -209,7 +209,7 @@ ab_run() {
   if $publishing; then
     events_drained 120 || die "$run_label: the hot sell's events were not all published within 120 s"
     delivery_histogram >"$OUT/delivery-after.txt"
-    read -r lag deliveries < <(delivery_p99 "$OUT/delivery-before.txt" "$OUT/delivery-after.txt")
+    read -r lag deliveries < <(histogram_p99 "$OUT/delivery-before.txt" "$OUT/delivery-after.txt")
     say "$run_label: the hot sell's movements published: $deliveries, delivery p99 <= $lag ms"
   fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$side" "$round" "$4" "${R[rps]}" \

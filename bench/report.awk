@@ -114,6 +114,7 @@ $1 == "raw" {
     else if ($8 != "") notes[k] = $8
     next
 }
+$1 == "info" && $3 ~ /^metrics_p99_/ { np99++; p99_config[np99] = $2; p99_run[np99] = substr($3, 13); p99_value[np99] = $4; next }
 $1 == "info" { info[$2, $3] = $4; next }
 $1 == "rss" { add("rss" SUBSEP $2, $4); add("rss" SUBSEP $2 SUBSEP $3, $4); next }
 $1 == "catalog" {
@@ -228,6 +229,7 @@ END {
             num(median("svccpuorder" SUBSEP c SUBSEP top), 3), num(median("cpuorder" SUBSEP c SUBSEP top), 3),
             info[c, "jit_settle"] == "" ? "–" : info[c, "jit_settle"]
     }
+    p99_table()
     storms_table()
     tokens_table()
     memory_table()
@@ -238,6 +240,25 @@ END {
         print "Not measured in this run:"
         print ""
         for (i = 1; i <= nskips; i++) print skips[i]
+    }
+}
+
+# Each hot sell's p99 as its clients saw it (wrk) and as Prometheus computes it from the service's histogram
+# flashstock_purchases_seconds (the README's PromQL: the upper bound of the bucket holding the 99th percentile).
+function p99_table(    i, f) {
+    if (np99 == 0) return
+    print ""
+    print "### p99 of the hot sells: clients (wrk) and /q/metrics"
+    print ""
+    print "The service's histogram gives the bucket (its upper bound) holding the 99th percentile of the purchases it"
+    print "answered during the hot sell; wrk's p99 adds the client and the loopback. \"apart\": how many buckets lie"
+    print "between the two (0: wrk's p99 is in that bucket)."
+    print ""
+    print "| strategy | run | wrk p99 ms | /q/metrics p99 bucket, le ms | buckets apart |"
+    print "|---|---|---:|---:|---:|"
+    for (i = 1; i <= np99; i++) {
+        split(p99_value[i], f, " ")
+        printf "| %s | %s | %s | %s | %s |\n", p99_config[i], p99_run[i], f[2], f[1], f[3]
     }
 }
 

@@ -49,16 +49,10 @@ events_drained() {
   done
 }
 
-# delivery_histogram: the service's flashstock_events_delivery_seconds buckets now, "le count" lines (cumulative).
+# delivery_histogram: the service's flashstock_events_delivery_seconds buckets now (histogram_snapshot, load.sh).
 delivery_histogram() {
-  curl -s --max-time 5 "http://127.0.0.1:$MANAGEMENT_PORT/q/metrics" \
-    | sed -n 's/^flashstock_events_delivery_seconds_bucket{[^}]*le="\([^"]*\)"[^}]*} \([0-9.eE+]*\)$/\1 \2/p'
+  histogram_snapshot flashstock_events_delivery_seconds
 }
-
-# delivery_p99 BEFORE AFTER: from two delivery_histogram files, the upper bound (ms) of the bucket holding the 99th
-# percentile of the deliveries between them, and their number: "p99_ms count" (p99_ms "inf" past the last bucket).
-delivery_p99() {
-  awk 'NR == FNR { before[$1] = $2; next }
     { le[++n] = $1; c[n] = $2 - before[$1] }
     END {
       total = c[n]

@@ -71,6 +71,38 @@ record_raw() { # name conc rep rps p50_us p99_us [note [config it ran after]]
   say_run raw "$1" "$2" "$3" "$4" ops/s "$5" "$6" " ${7:-}"
 }
 
+# histogram_snapshot METRIC: the service's METRIC_bucket counts now (/q/metrics), summed over its series by bucket:
+# "le count" lines, cumulative, in the order /q/metrics lists them (rising le).
+histogram_snapshot() {
+  curl -s --max-time 5 "http://127.0.0.1:$MANAGEMENT_PORT/q/metrics" | awk -v series="$1_bucket{" '
+    index($0, series) == 1 && match($0, /le="[^"]*"/) {
+      le = substr($0, RSTART + 4, RLENGTH - 5)
+      if (!(le in count)) order[++n] = le
+      count[le] += $NF
+    }
+    END { for (i = 1; i <= n; i++) print order[i], count[order[i]] }'
+}
+
+# histogram_p99 BEFORE AFTER [VALUE_MS]: from two histogram_snapshot files, the upper bound (ms) of the bucket holding
+# the 99th percentile of the samples between them, and their number: "p99_ms count" (p99_ms "inf" past the last
+# bucket, "-" without samples). With VALUE_MS (a p99 measured elsewhere, wrk's), a third word: how many buckets apart
+# the two are (0: the same bucket).
+histogram_p99() {
+  awk -v value="${3:-}" 'NR == FNR { before[$1] = $2; next }
+    { le[++n] = $1; c[n] = $2 - before[$1] }
+    END {
+      total = c[n]
+      if (total == 0) { print "- 0"; exit }
+      for (i = 1; i <= n; i++) if (c[i] >= 0.99 * total) break
+      out = sprintf("%s %d", (le[i] == "+Inf" ? "inf" : sprintf("%.0f", le[i] * 1000)), total)
+      if (value != "") {
+        for (j = 1; j < n && le[j] * 1000 < value; j++) { }
+        out = out " " (i > j ? i - j : j - i)
+      }
+      print out
+    }' "$1" "$2"
+}
+
 # ---------------------------------------------------------------------------------------------------------------
 # Invariants, after every service scenario
 
