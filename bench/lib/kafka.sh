@@ -53,11 +53,3 @@ events_drained() {
 delivery_histogram() {
   histogram_snapshot flashstock_events_delivery_seconds
 }
-    { le[++n] = $1; c[n] = $2 - before[$1] }
-    END {
-      total = c[n]
-      for (i = 1; i <= n; i++) if (c[i] >= 0.99 * total) break
-      if (total == 0) { print "- 0"; exit }
-      printf "%s %d\n", (le[i] == "+Inf" ? "inf" : sprintf("%.0f", le[i] * 1000)), total
-    }' "$1" "$2"
-}
