@@ -209,6 +209,14 @@ public interface FlashstockConfig {
         @WithDefault("2000")
         int maxPending();
 
+        /**
+         * Most purchases of one item one script call decides. Purchases of an item that arrive while its call is in
+         * flight go to Redis together in the next call, each decided as alone, in arrival order: one round trip per
+         * batch instead of per purchase, and no wait when the item is idle. 1: one call per purchase.
+         */
+        @WithDefault("64")
+        int batchMax();
+
         /** Most pending orders the relay persists in one MySQL transaction. */
         @WithDefault("500")
         int relayBatchSize();

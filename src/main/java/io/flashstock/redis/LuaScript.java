@@ -41,17 +41,34 @@ public final class LuaScript {
 
     /** Reads {@code lua/<name>.lua} from the class path (the native image includes {@code lua/**}). */
     public static LuaScript load(String name) {
+        return new LuaScript(name, read(name), configuredTimeout());
+    }
+
+    /**
+     * The script {@code lua/<name>.lua} preceded by {@code lua/<inner>.lua}'s body as the local function
+     * {@code <inner>(KEYS, ARGV)}, which it calls: a script that runs another one several times in one call keeps
+     * that one's rules in one file.
+     */
+    public static LuaScript wrapping(String name, String inner) {
+        return new LuaScript(name, "local function " + inner + "(KEYS, ARGV)\n" + read(inner) + "\nend\n" + read(name),
+                configuredTimeout());
+    }
+
+    private static String read(String name) {
         String path = "lua/" + name + ".lua";
         try (InputStream in = Thread.currentThread().getContextClassLoader().getResourceAsStream(path)) {
             if (in == null) {
                 throw new IllegalStateException("Missing Lua script " + path);
             }
-            return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8),
-                    ConfigProvider.getConfig().getOptionalValue("quarkus.redis.timeout", Duration.class)
-                            .orElse(REDIS_CLIENT_DEFAULT_TIMEOUT));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new IllegalStateException("Cannot read Lua script " + path, e);
         }
+    }
+
+    private static Duration configuredTimeout() {
+        return ConfigProvider.getConfig().getOptionalValue("quarkus.redis.timeout", Duration.class)
+                .orElse(REDIS_CLIENT_DEFAULT_TIMEOUT);
     }
 
     /** SCRIPT LOAD: makes the first EVALSHA succeed. */

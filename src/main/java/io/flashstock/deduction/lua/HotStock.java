@@ -1,6 +1,5 @@
 package io.flashstock.deduction.lua;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.function.Supplier;
@@ -13,12 +12,10 @@ import io.flashstock.error.UnavailableException;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.support.Causes;
 import io.flashstock.support.Workers;
-import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -33,9 +30,8 @@ public class HotStock {
     private static final Logger LOG = Logger.getLogger(HotStock.class);
 
     private final RedisDataSource redis;
-    private final ReactiveRedisDataSource reactive;
-    /** How long a non-blocking script call waits for its reply: the blocking client's timeout. */
-    private final Duration timeout;
+    /** The non-blocking purchase calls, several purchases of an item in one when they wait together. */
+    private final PurchaseCombiner combiner;
     private final HotStockWarmer warmer;
     private final HotStockScripts scripts;
     private final ActiveItems items;
@@ -46,12 +42,9 @@ public class HotStock {
     private final String claim;
     private final String maxPending;
 
-    HotStock(RedisDataSource redis, ReactiveRedisDataSource reactive,
-            @ConfigProperty(name = "quarkus.redis.timeout") Duration timeout, HotStockWarmer warmer,
-            HotStockScripts scripts, ActiveItems items, PendingStream stream, PodIdentity pod, FlashstockConfig config) {
+    HotStock(RedisDataSource redis, PurchaseCombiner combiner, HotStockWarmer warmer, HotStockScripts scripts, ActiveItems items, PendingStream stream, PodIdentity pod, FlashstockConfig config) {
         this.redis = redis;
-        this.reactive = reactive;
-        this.timeout = timeout;
+        this.combiner = combiner;
         this.warmer = warmer;
         this.scripts = scripts;
         this.items = items;
@@ -124,8 +117,8 @@ public class HotStock {
         if (generation == null) {
             return Uni.createFrom().failure(coldAnswer());
         }
-        return scripts.purchase.runAsync(reactive, purchaseKeys(command, orderId),
-                purchaseArgs(command, orderId, createdAt, expiresAt, null, generation), timeout)
+        return combiner.decide(command.sku(), purchaseKeys(command, orderId),
+                purchaseArgs(command, orderId, createdAt, expiresAt, null, generation))
                 .onItemOrFailure().transformToUni((reply, failure) -> {
                     if (failure != null) {
                         items.touch(command.sku()); // the script may have run: its item's rounds must look
@@ -194,14 +187,14 @@ public class HotStock {
         return parse(reply, orderId, createdAt);
     }
 
-    private static List<String> purchaseKeys(PurchaseCommand command, String orderId) {
+    static List<String> purchaseKeys(PurchaseCommand command, String orderId) {
         String sku = command.sku();
         return List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku), RedisKeys.orders(sku),
                 RedisKeys.idempotency(sku, command.userId(), command.idempotencyKey()), RedisKeys.voided(sku, orderId),
                 RedisKeys.legacyIdempotency(sku, command.idempotencyKey()));
     }
 
-    private List<String> purchaseArgs(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt,
+    List<String> purchaseArgs(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt,
             String cart, String generation) {
         return List.of(orderId, command.userId(), Integer.toString(command.quantity()),
                 command.fingerprint() == null ? "" : command.fingerprint(),

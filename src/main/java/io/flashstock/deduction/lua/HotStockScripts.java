@@ -15,6 +15,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 public class HotStockScripts {
 
     final LuaScript purchase = LuaScript.load("purchase");
+    /** Several purchases of one item in one call, each decided by purchase.lua's rules ({@link PurchaseCombiner}). */
+    final LuaScript purchaseBatch = LuaScript.wrapping("purchase_batch", "purchase");
     final LuaScript undoPurchase = LuaScript.load("undo_purchase");
     final LuaScript settleEntries = LuaScript.load("settle_entries");
     final LuaScript transition = LuaScript.load("transition");
@@ -30,7 +32,7 @@ public class HotStockScripts {
 
     /** SCRIPT LOAD of every script. */
     void preloadAll(RedisDataSource redis) {
-        for (LuaScript script : List.of(purchase, undoPurchase, settleEntries, transition, restock, warm, restoreKeys,
+        for (LuaScript script : List.of(purchase, purchaseBatch, undoPurchase, settleEntries, transition, restock, warm, restoreKeys,
                 reconcile, sale, setStock, cartOpen, cartDecide, report)) {
             script.preload(redis);
         }

@@ -20,15 +20,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.flashstock.config.FlashstockConfig;
+import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.redis.Lease;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.redis.RedisLock;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
+import io.flashstock.testsupport.OwnRedisResource;
 import io.flashstock.testsupport.Shop;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.RedisDataSource;
+import io.vertx.mutiny.redis.client.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -56,6 +60,12 @@ abstract class HotStockResilience {
 
     @Inject
     FlashstockConfig config;
+
+    @Inject
+    HotStock hotStock;
+
+    @Inject
+    PurchaseCombiner combiner;
 
     /** Whether every 201 must have its order in MySQL (write-through; write-behind loses what Redis lost). */
     abstract boolean everyAcknowledgedOrderSurvivesDataLoss();
@@ -354,6 +364,76 @@ abstract class HotStockResilience {
         assertEquals(Map.of(201, 60L, 409, 40L), Shop.burst(sku, 100, 50));
         assertEquals(1, Shop.lockGrants(meters) - before, "the item's lock taken once, by the one warm-up");
         assertCounters(sku, 60, 0, 60, 0);
+    }
+
+    /**
+     * Purchases of one item that wait while its call is in flight go to Redis in one call, and each is decided as if
+     * it had come alone, in arrival order: the same seven purchases, one at a time on one item and waiting together on
+     * its twin, get the same answers (a key's first order, its replay, the user's limit, a voided order, the last
+     * units, sold out, a key reused with another request). Redis is paused while they arrive, so that the first is in
+     * flight and the other six queue behind it: two calls, one of one purchase and one of six.
+     */
+    @Test
+    void purchasesWaitingTogetherAreDecidedInOneCallEachAsAlone() throws Exception {
+        List<String> expected = List.of("OK", "REPLAY", "LIMIT", "VOID", "OK", "SOLD_OUT", "KEY_REUSED");
+        String alone = newSku("one-by-one");
+        String together = newSku("together");
+        for (String sku : List.of(alone, together)) {
+            createItem(sku, 3, 2);
+            hotStock.prepare(sku);
+        }
+        List<String> answers = new ArrayList<>();
+        for (Map.Entry<List<String>, List<String>> call : sevenPurchases(alone)) {
+            answers.add(combiner.decide(alone, call.getKey(), call.getValue()).await().atMost(Duration.ofSeconds(5))
+                    .get(0).toString());
+        }
+        assertEquals(expected, answers, "one at a time");
+
+        DistributionSummary sizes = meters.find("flashstock.lua.purchase.batch.size").summary();
+        long callsBefore = sizes.count();
+        double purchases = sizes.totalAmount();
+        List<Map.Entry<List<String>, List<String>>> calls = sevenPurchases(together);
+        List<CompletableFuture<Response>> waiting = new ArrayList<>();
+        OwnRedisResource.server().pause();
+        try {
+            for (Map.Entry<List<String>, List<String>> call : calls) {
+                waiting.add(combiner.decide(together, call.getKey(), call.getValue()).subscribeAsCompletionStage());
+            }
+            Thread.sleep(200);
+        } finally {
+            OwnRedisResource.server().resume();
+        }
+        List<String> combined = new ArrayList<>();
+        for (CompletableFuture<Response> answer : waiting) {
+            combined.add(answer.get(5, TimeUnit.SECONDS).get(0).toString());
+        }
+        assertEquals(expected, combined, "waiting together");
+        assertEquals(2, sizes.count() - callsBefore, "the first alone, the six that waited in one call");
+        assertEquals(7.0, sizes.totalAmount() - purchases);
+        assertEquals(hot(alone), hot(together));
+    }
+
+    /** purchase.lua's keys and arguments of the seven purchases of the test above, in their order. */
+    private List<Map.Entry<List<String>, List<String>>> sevenPurchases(String sku) {
+        record Buy(String user, int quantity, String key, String fingerprint, boolean voided) {
+        }
+        List<Buy> buys = List.of(new Buy("u-a", 1, "k-1", "fp-1", false), new Buy("u-a", 1, "k-1", "fp-1", false),
+                new Buy("u-a", 2, null, null, false), new Buy("u-b", 1, null, null, true),
+                new Buy("u-b", 2, null, null, false), new Buy("u-c", 1, null, null, false),
+                new Buy("u-a", 2, "k-1", "fp-2", false));
+        java.time.Instant now = java.time.Instant.now();
+        List<Map.Entry<List<String>, List<String>>> calls = new ArrayList<>();
+        for (Buy buy : buys) {
+            PurchaseCommand command = new PurchaseCommand(sku, buy.user(), buy.quantity(), buy.key(),
+                    buy.fingerprint());
+            String orderId = io.flashstock.order.OrderIds.next(sku);
+            if (buy.voided()) {
+                redis.value(String.class).setex(RedisKeys.voided(sku, orderId), 60, "1");
+            }
+            calls.add(Map.entry(HotStock.purchaseKeys(command, orderId),
+                    hotStock.purchaseArgs(command, orderId, now, now.plusSeconds(600), null, warmer.generation())));
+        }
+        return calls;
     }
 
     /**

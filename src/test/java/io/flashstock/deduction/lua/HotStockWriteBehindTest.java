@@ -53,9 +53,6 @@ class HotStockWriteBehindTest extends HotStockResilience {
     Crashes crashes;
 
     @Inject
-    HotStock hotStock;
-
-    @Inject
     PendingStream stream;
 
     @Inject

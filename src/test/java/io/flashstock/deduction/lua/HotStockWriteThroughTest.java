@@ -33,9 +33,6 @@ import org.junit.jupiter.api.Test;
 class HotStockWriteThroughTest extends HotStockResilience {
 
     @Inject
-    HotStock hotStock;
-
-    @Inject
     PodIdentity pod;
 
     @Inject
