@@ -216,14 +216,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
                     : new UnavailableException("The order could not be stored; nothing was changed, try again.", e);
         }
         switch (written.outcome()) {
-            case INSERTED, PRESENT:
-                try {
-                    stream.settle(order.sku(), List.of(order.entryId()),
-                            written.outcome() == Outcome.INSERTED ? List.of(order) : List.of(), written.version());
-                } catch (RuntimeException e) {
-                    // Harmless: the order is in MySQL; a relay claims the idle entry, finds it PRESENT, settles it.
-                    LOG.debugf("Could not remove persisted entry %s now: %s", order.entryId(), e.toString());
-                }
+            case INSERTED, PRESENT: // its entry was settled with its batch's
                 return new PurchaseOutcome(order.view(), false);
             case DUPLICATE_KEY:
                 takenBack(order, true);
@@ -251,14 +244,33 @@ public class RedisLuaStrategy implements DeductionStrategy {
     private record Written(Outcome outcome, long version) {
     }
 
+    /**
+     * One MySQL transaction for the batch, then one Redis call that settles the entries of every order now in MySQL:
+     * a batch costs two round trips, whatever its size.
+     */
     private List<Result<Written>> persistBatch(List<PendingOrder> batch) {
-        PendingOrderWriter.Persisted persisted = writer.persist(batch.get(0).sku(), batch);
+        String sku = batch.get(0).sku();
+        PendingOrderWriter.Persisted persisted = writer.persist(sku, batch);
         List<Result<Written>> results = new ArrayList<>(batch.size());
+        List<String> stored = new ArrayList<>(batch.size());
+        List<PendingOrder> inserted = new ArrayList<>(batch.size());
         for (PendingOrder order : batch) {
             Outcome outcome = persisted.outcomes().get(order.orderId());
             results.add(outcome != null ? Result.of(new Written(outcome, persisted.version()))
                     : Result.refused(new UnavailableException(
                             "The order could not be stored; nothing was changed, try again.")));
+            if (outcome == Outcome.INSERTED || outcome == Outcome.PRESENT) {
+                stored.add(order.entryId());
+            }
+            if (outcome == Outcome.INSERTED) {
+                inserted.add(order);
+            }
+        }
+        try {
+            stream.settle(sku, stored, inserted, persisted.version());
+        } catch (RuntimeException e) {
+            // Harmless: the orders are in MySQL; a relay claims the idle entries, finds them PRESENT, settles them.
+            LOG.debugf("Could not remove %d persisted entries of %s now: %s", stored.size(), sku, e.toString());
         }
         return results;
     }
