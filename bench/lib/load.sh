@@ -77,16 +77,38 @@ record_raw() {
   say_run raw "$1" "$2" "$3" "$4" ops/s "$5" "$6" " ${7:-}"
 }
 
-# histogram_snapshot METRIC: the service's METRIC_bucket counts now (/q/metrics), summed over its series by bucket:
-# "le count" lines, cumulative, in the order /q/metrics lists them (rising le).
+# metrics_now: the service's /q/metrics now (Prometheus text, from the management interface).
+metrics_now() {
+  curl -s --max-time 5 "http://127.0.0.1:$MANAGEMENT_PORT/q/metrics"
+}
+
+# histogram_snapshot METRIC: the service's METRIC_bucket counts now (histogram_buckets of metrics_now).
 histogram_snapshot() {
-  curl -s --max-time 5 "http://127.0.0.1:$MANAGEMENT_PORT/q/metrics" | awk -v series="$1_bucket{" '
+  metrics_now | histogram_buckets "$1"
+}
+
+# histogram_buckets METRIC: from a /q/metrics text on stdin, METRIC_bucket counts summed over its series by bucket:
+# "le count" lines, cumulative, in the order /q/metrics lists them (rising le).
+histogram_buckets() {
+  awk -v series="$1_bucket{" '
     index($0, series) == 1 && match($0, /le="[^"]*"/) {
       le = substr($0, RSTART + 4, RLENGTH - 5)
       if (!(le in count)) order[++n] = le
       count[le] += $NF
     }
     END { for (i = 1; i <= n; i++) print order[i], count[order[i]] }'
+}
+
+# summary_mean METRIC BEFORE AFTER: the mean of the samples a summary (or histogram) METRIC took between two /q/metrics
+# texts (files): the growth of METRIC_sum over that of METRIC_count, each summed over the metric's series, two
+# decimals, and a second word: that count. Nothing when METRIC took no sample there, or the build has no such metric.
+# The files are told apart by name (before counts -1, after +1), not by FNR: an empty one has no first line.
+summary_mean() {
+  awk -v count_name="$1_count" -v sum_name="$1_sum" '
+    { sign = (FILENAME == ARGV[1]) ? -1 : 1 }
+    index($0, count_name "{") == 1 || index($0, count_name " ") == 1 { count += sign * $NF }
+    index($0, sum_name "{") == 1 || index($0, sum_name " ") == 1 { sum += sign * $NF }
+    END { if (count > 0) printf "%.2f %d\n", sum / count, count }' "$2" "$3"
 }
 
 # histogram_p99 BEFORE AFTER [VALUE_MS]: from two histogram_snapshot files, the upper bound (ms) of the bucket holding
