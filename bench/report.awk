@@ -4,7 +4,12 @@
 #
 # Records (tab-separated):
 #   svc  CONFIG SCENARIO CONC REP RPS P50_US P99_US N2XX N409_SOLD_OUT N409_LIMIT N503 REQUESTS SVC_CPU_S BACKEND_CPU_S
-#   raw  NAME CONC REP RPS P50_US P99_US NOTE [CONFIG]   (CONFIG: the redis-lua run whose EVALSHA it replays)
+#        [REDIS_CPU_S]             (redis-server alone, BACKEND_CPU_S counts it too; empty: not measured; missing from
+#                                  results files older than issue 36's ratios)
+#   raw  NAME CONC REP RPS P50_US P99_US NOTE [CONFIG [CALLS SVC_CPU_S REDIS_CPU_S]]
+#                                  (CONFIG: the service run a floor was measured in, or the redis-lua run whose
+#                                  EVALSHA it replays; CALLS: the requests or calls made, and the CPU seconds the
+#                                  service and Redis spent meanwhile, empty when not measured)
 #   info CONFIG KEY VALUE          (ready_ms, rss_load_kb, rss_peak_kb, settings, jit_settle)
 #   rss  CONFIG CONC KB            (the service's VmRSS, sampled every 0.1 s during a hot sell)
 #   catalog CONFIG ITEMS READY_MS IDLE_REDIS_CMDS_PER_S IDLE_RSS_KB IDLE_SECONDS NOTE BUSIEST_COMMANDS
@@ -12,6 +17,9 @@
 #   tokens CONFIG REP STORM_REQUESTS SHOP_REQUESTS HITS MISSES EVICTIONS NOTE
 #                                  (the verified-token cache's counts around a distinct-token storm, with the steady
 #                                  shop alongside; HITS..EVICTIONS empty: the build has no such meters)
+#   batch CONFIG CONC REP MEAN CALLS
+#                                  (a hot sell's mean purchase-script batch and its number of calls, from the service's
+#                                  flashstock_lua_purchase_batch_size; both empty: the build does not record it)
 #   skip WHAT MESSAGE
 # A CONFIG with "@" (redis-lua/write-behind@512MB) is the memory run of the CONFIG before the "@".
 # Every figure is the median over the repetitions; every ratio divides medians of this same run.
@@ -101,6 +109,7 @@ $1 == "svc" {
     if ($3 == "hot-sell" && $9 > 0) {
         add("cpuorder" SUBSEP $2 SUBSEP $4, ($14 + $15) * 1000 / $9)
         add("svccpuorder" SUBSEP $2 SUBSEP $4, $14 * 1000 / $9)
+        if ($16 != "") add("rediscpuorder" SUBSEP $2 SUBSEP $4, $16 * 1000 / $9)
     }
     next
 }
@@ -109,6 +118,11 @@ $1 == "raw" {
     remember("concs", $3)
     add("rawrps" SUBSEP k, $5); add("rawp50" SUBSEP k, $6); add("rawp99" SUBSEP k, $7)
     if ($9 != "") add("rawrps" SUBSEP $2 SUBSEP $9 SUBSEP $3, $5)
+    # CPU ms per request or call, of the service run CONFIG (the floor) or of the Redis it replayed against
+    if ($9 != "" && $10 > 0) {
+        if ($11 != "") add("rawsvccpu" SUBSEP $2 SUBSEP $9 SUBSEP $3, $11 * 1000 / $10)
+        if ($12 != "") add("rawrediscpu" SUBSEP $2 SUBSEP $9 SUBSEP $3, $12 * 1000 / $10)
+    }
     # A note that starts with a number ("0.52 retries/update") shows the median number; other notes as they are.
     if (match($8, /^[0-9.]+/)) { add("rawnote" SUBSEP k, substr($8, 1, RLENGTH)); notes[k] = substr($8, RLENGTH + 1) }
     else if ($8 != "") notes[k] = $8
@@ -142,6 +156,7 @@ $1 == "tokens" {
     if ($9 != "") tok_notes[$2] = tok_notes[$2] "; #" $3 ": " $9
     next
 }
+$1 == "batch" { if ($5 != "") add("luabatch" SUBSEP $2 SUBSEP $3, $5); next }
 $1 == "skip" { nskips++; skips[nskips] = "- " $2 ": " $3; next }
 
 END {
@@ -234,6 +249,7 @@ END {
     tokens_table()
     memory_table()
     catalog_table()
+    lua_ratios_table()
     targets_table()
     if (nskips > 0) {
         print ""
@@ -398,27 +414,120 @@ function catalog_table(    i, idle_s) {
     }
 }
 
-# The issue targets, for target_config, at 50 clients when measured (else the highest concurrency of the run).
-function targets_table(    ni, conc, t, floor, k, big, i, mem, x, memk) {
-    t = target_config
+# Issue 36: per redis-lua mode (not the memory run), the hot sell at target_conc() divided by what one uncombined
+# purchase costs in the same run: orders/s ÷ raw EVALSHA of its call; Redis CPU per order ÷ Redis CPU per raw EVALSHA
+# call (redis-benchmark's run); service CPU per order ÷ service CPU per no-op request (the HTTP floor of the same
+# service run). Each per-order or per-call figure is the median over the repetitions; the ratios divide medians.
+# Then the issue's targets: the hot-sell rows as in targets_table, the CPU ones for each mode (the issue names none).
+function lua_ratios_table(    ci, c, n, modes, conc, k, x, wt, wb) {
+    n = 0
+    for (ci = 1; ci <= nconf; ci++) if (index(configs[ci], "redis-lua/") == 1 && index(configs[ci], "@") == 0) modes[++n] = configs[ci]
+    if (n == 0) return
+    conc = target_conc()
+    print ""
+    print "### redis-lua ratios (issue 36)"
+    print ""
+    print "Each redis-lua mode's hot sell, " target_conc_note(conc)
+    print "Redis CPU: the redis-server's CPU time during the hot sell per order (2xx), and during the raw EVALSHA"
+    print "run (redis-benchmark replaying the mode's own purchase call, the service stopped) per call. Service CPU:"
+    print "the service's CPU time per order, and per request of the HTTP floor (`GET /q/health/live`) measured in the"
+    print "same service run. Mean batch: purchases per call of the purchase script over the hot sell (the service's"
+    print "`flashstock_lua_purchase_batch_size` summary: growth of its sum ÷ growth of its count; n/a: the build does"
+    print "not record it). p50/p99: wrk's. Medians of the repetitions; each ratio divides two medians."
+    print ""
+    print "| mode | conc | orders/s | raw EVALSHA ops/s | ÷ raw EVALSHA | Redis CPU ms/order | Redis CPU ms/raw call | Redis ÷ raw | svc CPU ms/order | svc CPU ms/no-op request | svc ÷ no-op | mean batch | p50 ms | p99 ms | runs |"
+    print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    for (ci = 1; ci <= n; ci++) {
+        c = modes[ci]
+        k = c SUBSEP "hot-sell" SUBSEP conc
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", c, conc,
+            num(median("ords" SUBSEP k), 0), num(evalsha_rps(c, conc), 0), evalsha_ratio(c, conc),
+            num(median("rediscpuorder" SUBSEP c SUBSEP conc), 4), num(raw_redis_cpu(c, conc), 4), redis_cpu_ratio(c, conc),
+            num(median("svccpuorder" SUBSEP c SUBSEP conc), 4), num(floor_svc_cpu(c, conc), 4), svc_cpu_ratio(c, conc),
+            (("luabatch" SUBSEP c SUBSEP conc) in vals) ? num(median("luabatch" SUBSEP c SUBSEP conc), 2) : "n/a",
+            ms(median("p50" SUBSEP k)), ms(median("p99" SUBSEP k)), count("rps" SUBSEP k)
+    }
+    print ""
+    print "| target (issue 36) | measured | goal | met |"
+    print "|---|---:|---:|---|"
+    hot_sell_target_rows(target_config, conc, target_config " ")
+    for (ci = 1; ci <= n; ci++) {
+        x = redis_cpu_ratio(modes[ci], conc)
+        printf "| %s Redis CPU per order ÷ per raw EVALSHA call | %s | ≤ 0.4 | %s |\n", modes[ci], x, met(x, "<=", 0.4)
+    }
+    for (ci = 1; ci <= n; ci++) {
+        x = svc_cpu_ratio(modes[ci], conc)
+        printf "| %s service CPU per order ÷ per no-op request | %s | ≤ 1.5 | %s |\n", modes[ci], x, met(x, "<=", 1.5)
+    }
+    wt = median("ords" SUBSEP "redis-lua/write-through" SUBSEP "hot-sell" SUBSEP conc)
+    wb = median("ords" SUBSEP "redis-lua/write-behind" SUBSEP "hot-sell" SUBSEP conc)
+    x = ratio(wt, wb)
+    printf "| redis-lua/write-through hot sell orders/s ÷ write-behind's | %s | ≥ 0.6 | %s |\n", x, met(x, ">=", 0.6)
+}
+
+# Redis CPU ms per raw EVALSHA call replaying config c's purchase call, at conc (median; "" when not measured).
+function raw_redis_cpu(c, conc) {
+    return median("rawrediscpu" SUBSEP "redis-evalsha" SUBSEP c SUBSEP conc)
+}
+
+# Service CPU ms per no-op request (the HTTP floor) of config c's service run, at conc (median; "": not measured).
+function floor_svc_cpu(c, conc) {
+    return median("rawsvccpu" SUBSEP "floor" SUBSEP c SUBSEP conc)
+}
+
+function redis_cpu_ratio(c, conc) {
+    return ratio(median("rediscpuorder" SUBSEP c SUBSEP conc), raw_redis_cpu(c, conc))
+}
+
+function svc_cpu_ratio(c, conc) {
+    return ratio(median("svccpuorder" SUBSEP c SUBSEP conc), floor_svc_cpu(c, conc))
+}
+
+# The concurrency the issue targets are about: 50 clients when measured, else the highest of the run.
+function target_conc(    ni, conc) {
     conc = concs[nconc]
     for (ni = 1; ni <= nconc; ni++) if (concs[ni] == 50) conc = 50
+    return conc
+}
+
+function target_conc_note(conc) {
+    return "at " conc " clients" ((conc == 50) ? "" : " (50 was not measured in this run)") "; every figure from this run."
+}
+
+# The median raw EVALSHA ops/s of the call config c sends (its own replay), else of any replay at conc.
+function evalsha_rps(c, conc,    x) {
+    x = "rawrps" SUBSEP "redis-evalsha" SUBSEP c SUBSEP conc
+    if (!(x in vals)) x = "rawrps" SUBSEP "redis-evalsha" SUBSEP conc
+    return median(x)
+}
+
+# Hot sell orders/s (2xx) of config c at conc ÷ raw EVALSHA of its call, formatted (ratio).
+function evalsha_ratio(c, conc) {
+    return ratio(median("ords" SUBSEP c SUBSEP "hot-sell" SUBSEP conc), evalsha_rps(c, conc))
+}
+
+# The target rows the catalog issue and issue 36 share: config c's hot sell ÷ raw EVALSHA, and its p99.
+function hot_sell_target_rows(c, conc, prefix,    x) {
+    x = evalsha_ratio(c, conc)
+    printf "| %shot sell orders/s (2xx) ÷ raw Redis EVALSHA of its call | %s | ≥ 0.5 | %s |\n", prefix, x, met(x, ">=", 0.5)
+    x = ms(median("p99" SUBSEP c SUBSEP "hot-sell" SUBSEP conc))
+    printf "| %shot sell p99 ms | %s | ≤ 10 | %s |\n", prefix, x, met(x, "<=", 10)
+}
+
+# The issue targets, for target_config, at target_conc().
+function targets_table(    conc, t, floor, k, big, i, mem, x, memk) {
+    t = target_config
+    conc = target_conc()
     floor = median("rawrps" SUBSEP "floor" SUBSEP conc)
     print ""
     print "### Issue targets"
     print ""
-    print t ", at " conc " clients" ((conc == 50) ? "" : " (50 was not measured in this run)") "; every figure from this run."
+    print t ", " target_conc_note(conc)
     print ""
     print "| target | measured | goal | met |"
     print "|---|---:|---:|---|"
     k = t SUBSEP "hot-sell" SUBSEP conc
-    # the raw EVALSHA of the call this config sends, where measured
-    x = "rawrps" SUBSEP "redis-evalsha" SUBSEP t SUBSEP conc
-    if (!(x in vals)) x = "rawrps" SUBSEP "redis-evalsha" SUBSEP conc
-    x = ratio(median("ords" SUBSEP k), median(x))
-    printf "| hot sell orders/s (2xx) ÷ raw Redis EVALSHA of its call | %s | ≥ 0.5 | %s |\n", x, met(x, ">=", 0.5)
-    x = ms(median("p99" SUBSEP k))
-    printf "| hot sell p99 ms | %s | ≤ 10 | %s |\n", x, met(x, "<=", 10)
+    hot_sell_target_rows(t, conc, "")
     x = ratio(median("rps" SUBSEP t SUBSEP "sold-out-storm" SUBSEP conc), floor)
     printf "| sold-out storm ÷ HTTP floor | %s | ≥ 0.8 | %s |\n", x, met(x, ">=", 0.8)
     x = ratio(median("rps" SUBSEP t SUBSEP "sold-out-storm-keyed" SUBSEP conc), floor)

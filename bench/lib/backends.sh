@@ -46,21 +46,36 @@ start_own_redis() {
   die "found no free port for the bench's own redis-server in 10 attempts (log: $log)"
 }
 
-# connect_backends: MySQL must answer; Redis is started (own) or must answer (external). Sets REDIS_DESC, and
-# BACKEND_PIDS (the MySQL and Redis server processes whose CPU time the runs count, see cpu_ticks).
+# connect_backends: MySQL must answer; Redis is started (own) or must answer (external). Sets REDIS_DESC,
+# REDIS_PIDS (the Redis server processes whose CPU time the runs count on their own, see redis_ticks) and
+# BACKEND_PIDS (the MySQL and Redis server processes whose CPU time the runs count together, see cpu_ticks).
 connect_backends() {
   sql_server 'SELECT 1' >/dev/null 2>&1 || die "MariaDB/MySQL does not answer on $MYSQL_HOST:$MYSQL_PORT as $MYSQL_USER"
   if $REDIS_OWN; then
     start_own_redis
     REDIS_DESC="a redis-server of the bench's own, without persistence"
     say "Redis: started $REDIS_DESC on 127.0.0.1:$REDIS_PORT (pid $REDIS_PID, stopped at exit; log $OUT/redis-server.log)"
-    BACKEND_PIDS="$(pidof mariadbd mysqld 2>/dev/null || true) $REDIS_PID"
+    REDIS_PIDS="$REDIS_PID"
   else
     REDIS_DESC="db $REDIS_DB of the Redis at $REDIS_HOST:$REDIS_PORT"
     say "Redis: $REDIS_WHY: using $REDIS_DESC (FLUSHDB of db $REDIS_DB only; MONITOR on that server)"
     [ "$(rcli PING 2>/dev/null)" = PONG ] || die "Redis does not answer on $REDIS_HOST:$REDIS_PORT"
-    BACKEND_PIDS="$(pidof mariadbd mysqld redis-server 2>/dev/null || true)"
+    # Every redis-server of this machine: which one listens on the port is not asked, so with more than one (or a
+    # busy shared one) the Redis CPU counts the others too; none (a Redis elsewhere): Redis CPU is not measured.
+    REDIS_PIDS="$(pidof redis-server 2>/dev/null || true)"
   fi
+  BACKEND_PIDS="$(pidof mariadbd mysqld 2>/dev/null || true) $REDIS_PIDS"
+}
+
+# backend_ticks, redis_ticks: the CPU ticks so far of MySQL + Redis (BACKEND_PIDS), and of Redis alone (REDIS_PIDS;
+# nothing when no redis-server of this machine is known, so that no 0 passes for a measurement).
+backend_ticks() {
+  # shellcheck disable=SC2086 # BACKEND_PIDS is a list of pids
+  cpu_ticks $BACKEND_PIDS
+}
+redis_ticks() {
+  # shellcheck disable=SC2086 # REDIS_PIDS is a list of pids
+  if [ -n "$REDIS_PIDS" ]; then cpu_ticks $REDIS_PIDS; fi
 }
 
 # Empties the bench's Redis: all of its own server; of an external one, db 15 only.

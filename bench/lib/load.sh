@@ -16,15 +16,16 @@ parse_result() { # "PREFIX key=value ..."
 RSS_SAMPLES=() # the service's VmRSS (kB) every 0.1 s during the last run_wrk
 
 # run_wrk MODE SKU PREFIX CONC REQUESTS SECONDS REPEAT_PCT: one wrk run (MODE: purchase, noop or availability, see
-# bench/wrk_purchase.lua); figures in R, CPU seconds in R[svc_cpu] and R[back_cpu], RSS samples in RSS_SAMPLES.
+# bench/wrk_purchase.lua); figures in R, CPU seconds in R[svc_cpu], R[back_cpu] (MySQL + Redis) and R[redis_cpu]
+# (Redis alone; empty when not known, see redis_ticks), RSS samples in RSS_SAMPLES.
 run_wrk() {
   local mode="$1" sku="$2" prefix="$3" conc="$4" requests="$5" seconds="$6" repeat="$7" out line safety
-  local svc0 back0 svc1 back1 rss
+  local svc0 back0 redis0 svc1 back1 redis1 rss
   RSS_SAMPLES=()
   safety=$((seconds > 0 ? seconds + 120 : 1800))
   svc0=$(cpu_ticks "$SERVICE_PID")
-  # shellcheck disable=SC2086 # BACKEND_PIDS is a list of pids
-  back0=$(cpu_ticks $BACKEND_PIDS)
+  back0=$(backend_ticks)
+  redis0=$(redis_ticks)
   BENCH_MODE="$mode" BENCH_SKU="$sku" BENCH_PREFIX="$prefix" BENCH_REQUESTS="$requests" \
     BENCH_SECONDS="$seconds" BENCH_REPEAT_PCT="$repeat" \
     wrk -t1 -c"$conc" -d"${safety}s" --timeout 30s -s "$BENCH_DIR/wrk_purchase.lua" "$(base_url)" >"$OUT/wrk.out" 2>&1 &
@@ -41,15 +42,16 @@ run_wrk() {
   wait "$WRK_PID" || die "wrk failed: $(cat "$OUT/wrk.out")"
   WRK_PID=""
   svc1=$(cpu_ticks "$SERVICE_PID")
-  # shellcheck disable=SC2086 # BACKEND_PIDS is a list of pids
-  back1=$(cpu_ticks $BACKEND_PIDS)
+  back1=$(backend_ticks)
+  redis1=$(redis_ticks)
   out="$(cat "$OUT/wrk.out")"
   line="$(grep '^BENCH_RESULT' <<<"$out" || true)"
   [ -n "$line" ] || die "wrk printed no BENCH_RESULT: $out"
   printf '%s %s\n' "$prefix" "$line" >>"$OUT/wrk.log"
   parse_result "$line"
-  R[svc_cpu]="$(ticks_to_seconds $((svc1 - svc0)))"
-  R[back_cpu]="$(ticks_to_seconds $((back1 - back0)))"
+  R[svc_cpu]="$(cpu_seconds "$svc0" "$svc1")"
+  R[back_cpu]="$(cpu_seconds "$back0" "$back1")"
+  R[redis_cpu]="$(cpu_seconds "$redis0" "$redis1")"
 }
 
 # say_run NAME SCENARIO CONC REP RATE UNIT P50_US P99_US TAIL: the line a recorded run prints.
@@ -59,28 +61,54 @@ say_run() {
 }
 
 record_svc() { # config scenario conc rep
-  printf 'svc\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" \
+  printf 'svc\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" \
     "${R[rps]}" "${R[p50_us]}" "${R[p99_us]}" "${R[s2xx]}" "${R[s409_sold_out]}" "${R[s409_limit]}" \
-    "${R[s503]}" "${R[received]}" "${R[svc_cpu]}" "${R[back_cpu]}" >>"$RESULTS"
+    "${R[s503]}" "${R[received]}" "${R[svc_cpu]}" "${R[back_cpu]}" "${R[redis_cpu]}" >>"$RESULTS"
   say_run "$1" "$2" "$3" "$4" "${R[rps]}" "req/s " "${R[p50_us]}" "${R[p99_us]}" \
     "  2xx ${R[s2xx]}  409 $((R[s409_sold_out] + R[s409_limit]))  503 ${R[s503]}"
 }
 
-record_raw() { # name conc rep rps p50_us p99_us [note [config it ran after]]
-  printf 'raw\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "${7:-}" "${8:-}" >>"$RESULTS"
+# record_raw NAME CONC REP RPS P50_US P99_US [NOTE [CONFIG [CALLS SVC_CPU_S REDIS_CPU_S]]]: a raw limit's run as a
+# "raw" line; CONFIG: the service run it was measured in or after; CALLS: the requests or calls it made, and the CPU
+# seconds the service and Redis spent on them (the report divides those; empty: not measured).
+record_raw() {
+  printf 'raw\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "${7:-}" "${8:-}" \
+    "${9:-}" "${10:-}" "${11:-}" >>"$RESULTS"
   say_run raw "$1" "$2" "$3" "$4" ops/s "$5" "$6" " ${7:-}"
 }
 
-# histogram_snapshot METRIC: the service's METRIC_bucket counts now (/q/metrics), summed over its series by bucket:
-# "le count" lines, cumulative, in the order /q/metrics lists them (rising le).
+# metrics_now: the service's /q/metrics now (Prometheus text, from the management interface).
+metrics_now() {
+  curl -s --max-time 5 "http://127.0.0.1:$MANAGEMENT_PORT/q/metrics"
+}
+
+# histogram_snapshot METRIC: the service's METRIC_bucket counts now (histogram_buckets of metrics_now).
 histogram_snapshot() {
-  curl -s --max-time 5 "http://127.0.0.1:$MANAGEMENT_PORT/q/metrics" | awk -v series="$1_bucket{" '
+  metrics_now | histogram_buckets "$1"
+}
+
+# histogram_buckets METRIC: from a /q/metrics text on stdin, METRIC_bucket counts summed over its series by bucket:
+# "le count" lines, cumulative, in the order /q/metrics lists them (rising le).
+histogram_buckets() {
+  awk -v series="$1_bucket{" '
     index($0, series) == 1 && match($0, /le="[^"]*"/) {
       le = substr($0, RSTART + 4, RLENGTH - 5)
       if (!(le in count)) order[++n] = le
       count[le] += $NF
     }
     END { for (i = 1; i <= n; i++) print order[i], count[order[i]] }'
+}
+
+# summary_mean METRIC BEFORE AFTER: the mean of the samples a summary (or histogram) METRIC took between two /q/metrics
+# texts (files): the growth of METRIC_sum over that of METRIC_count, each summed over the metric's series, two
+# decimals, and a second word: that count. Nothing when METRIC took no sample there, or the build has no such metric.
+# The files are told apart by name (before counts -1, after +1), not by FNR: an empty one has no first line.
+summary_mean() {
+  awk -v count_name="$1_count" -v sum_name="$1_sum" '
+    { sign = (FILENAME == ARGV[1]) ? -1 : 1 }
+    index($0, count_name "{") == 1 || index($0, count_name " ") == 1 { count += sign * $NF }
+    index($0, sum_name "{") == 1 || index($0, sum_name " ") == 1 { sum += sign * $NF }
+    END { if (count > 0) printf "%.2f %d\n", sum / count, count }' "$2" "$3"
 }
 
 # histogram_p99 BEFORE AFTER [VALUE_MS]: from two histogram_snapshot files, the upper bound (ms) of the bucket holding

@@ -34,7 +34,9 @@ the items inserted straight into MySQL (after a first start has let Flyway creat
 flushed, every strategy's start-to-ready (--smoke: redis-lua write-behind's only); for redis-lua write-behind
 also 10 new items sold a few units each, then 10 s idle: Redis commands/s (INFO total_commands_processed, of
 the whole server) and the service's RSS. The summary compares the redis-lua write-behind figures with the
-issue targets.
+issue targets, and each redis-lua mode's hot sell with one uncombined purchase call measured in the same run
+(issue 36): orders/s / raw EVALSHA, Redis CPU per order / per raw EVALSHA call, service CPU per order / per
+no-op request (the HTTP floor), the mean batch of the purchase script's calls (from /q/metrics), p50 and p99.
 
 Options:
   --write-docs         write docs/benchmarks.md and docs/benchmarks.png in any mode

@@ -32,6 +32,8 @@ ANALYSIS_MARKER="<!-- analysis: written by hand"
 write_docs() {
   mkdir -p "$DOCS_DIR"
   local md="$DOCS_DIR/benchmarks.md" png="$DOCS_DIR/benchmarks.png" commit="" analysis=""
+  local redis_servers="the bench's own redis-server" # whose CPU is Redis's (REDIS_PIDS, see connect_backends)
+  if ! $REDIS_OWN; then redis_servers="every redis-server process of this machine"; fi
   # The hand-written analysis (from its marker to the end) is carried over into the new file: a recorded run
   # replaces the tables, not what was written about them.
   if [ -f "$md" ]; then
@@ -97,6 +99,11 @@ write_docs() {
     echo "- CPU ms/req: CPU time (/proc/<pid>/stat) of the service, and of mariadbd + redis-server, during the"
     echo "  run, per answered request. RSS during hot sells: VmRSS sampled every 0.1 s while they ran; RSS under"
     echo "  load: VmRSS after the hot sells; peak RSS: VmHWM."
+    echo "- redis-lua ratios (issue 36): Redis CPU is the CPU time of $redis_servers alone during each hot"
+    echo "  sell, per order (2xx), and during each raw \`EVALSHA\` run, per call; service CPU per no-op request is the"
+    echo "  service's CPU time during the HTTP floor run of the same service run, per answer. Mean batch: the growth"
+    echo "  of \`${LUA_BATCH_METRIC}_sum\` over that of its \`_count\` (summed over its series) between \`/q/metrics\`"
+    echo "  read right before and right after each hot sell; n/a where the build does not record it."
     if $MEMORY_RUN; then
       echo "- Memory run: redis-lua write-behind's warm-up and hot sells once more, in a service started with the"
       echo "  container image's settings (\`JAVA_OPTS_APPEND\` and \`MALLOC_ARENA_MAX\` of"

@@ -77,7 +77,9 @@ measure_round() {
   run_wrk noop "" "$RUN_ID-f$tag" "$c" 0 "$FLOOR_SECONDS" 0
   ((R[s2xx] == R[received] && R[received] > 0)) \
     || die "the HTTP floor run got ${R[received]} answers, ${R[s2xx]} of them 200: $(tail -1 "$OUT/wrk.log")"
-  record_raw floor "$c" "$rep" "${R[rps]}" "${R[p50_us]}" "${R[p99_us]}"
+  # with the service's CPU per answer: what a request costs it when it does nothing (issue 36 divides by it)
+  record_raw floor "$c" "$rep" "${R[rps]}" "${R[p50_us]}" "${R[p99_us]}" "" "$label" "${R[received]}" "${R[svc_cpu]}" \
+    "${R[redis_cpu]}"
 
   hot_sell "$label" "$tag" "$c" "$rep" "$redis_counters"
 

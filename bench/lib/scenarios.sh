@@ -113,19 +113,35 @@ jit_settle() {
 RSS_LOAD=0 # the service's highest VmRSS (kB) right after one of its hot sells
 
 # hot_sell LABEL TAG CONC REP REDIS_COUNTERS: HOT_SECONDS of purchases of hot-TAG, a new item that never sells out;
-# the service's RSS samples of the run recorded too.
+# the service's RSS samples of the run recorded too. /q/metrics is read once right before and once right after it
+# (metrics-before.txt, metrics-after.txt): the p99 and the batch sizes below are of that window.
 hot_sell() {
   local label="$1" sku="hot-$2" conc="$3" rss kb
   create_item "$sku" 2000000000 0
-  histogram_snapshot flashstock_purchases_seconds >"$OUT/purchases-before.txt"
+  metrics_now >"$OUT/metrics-before.txt"
   run_wrk purchase "$sku" "$RUN_ID-h$2" "$conc" 0 "$HOT_SECONDS" 0
-  histogram_snapshot flashstock_purchases_seconds >"$OUT/purchases-after.txt"
+  metrics_now >"$OUT/metrics-after.txt"
   rss=$(rss_kb "$SERVICE_PID" VmRSS)
   if ((rss > RSS_LOAD)); then RSS_LOAD=$rss; fi
   for kb in "${RSS_SAMPLES[@]}"; do printf 'rss\t%s\t%s\t%s\n' "$label" "$conc" "$kb"; done >>"$RESULTS"
   record_svc "$label" hot-sell "$conc" "$4"
   metrics_p99 "$label" "$conc" "$4"
+  lua_batch "$label" "$conc" "$4"
   check_item "$label hot sell $2" "$sku" "$5"
+}
+
+# The purchase script's calls, each with the number of purchases it decided (issue 36: combined purchases): a
+# DistributionSummary of the service's, flashstock.lua.purchase.batch.size.
+LUA_BATCH_METRIC=flashstock_lua_purchase_batch_size
+
+# lua_batch LABEL CONC REP: the mean batch of the purchase script's calls during the last hot sell (summary_mean of
+# LUA_BATCH_METRIC between the /q/metrics texts around it), said and recorded as a "batch" line; its mean and calls
+# empty ("n/a") when the service recorded none: a build without the metric, a strategy other than redis-lua.
+lua_batch() {
+  local mean="" calls=""
+  read -r mean calls < <(summary_mean "$LUA_BATCH_METRIC" "$OUT/metrics-before.txt" "$OUT/metrics-after.txt") || true
+  say "  purchase script batches: ${mean:+mean $mean over $calls calls}${mean:-n/a (no $LUA_BATCH_METRIC samples)}"
+  printf 'batch\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$mean" "$calls" >>"$RESULTS"
 }
 
 # metrics_p99 LABEL CONC REP: the last hot sell's p99 as Prometheus computes it from flashstock_purchases_seconds (the
@@ -133,6 +149,8 @@ hot_sell() {
 # agree with what clients see within one bucket (issue 35).
 metrics_p99() {
   local p99_ms samples apart wrk_ms
+  histogram_buckets flashstock_purchases_seconds <"$OUT/metrics-before.txt" >"$OUT/purchases-before.txt"
+  histogram_buckets flashstock_purchases_seconds <"$OUT/metrics-after.txt" >"$OUT/purchases-after.txt"
   wrk_ms="$(thousandths "${R[p99_us]}")"
   read -r p99_ms samples apart < <(histogram_p99 "$OUT/purchases-before.txt" "$OUT/purchases-after.txt" "$wrk_ms")
   say "$(printf '  /q/metrics p99: le %s ms over %s purchases; wrk p99 %s ms: %s bucket(s) apart' "$p99_ms" "$samples" \

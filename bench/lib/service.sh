@@ -182,6 +182,10 @@ cpu_ticks() { # pid...
   echo "$total"
 }
 ticks_to_seconds() { awk -v t="$1" -v hz="$CLK_TCK" 'BEGIN {printf "%.3f", t / hz}'; }
+# cpu_seconds BEFORE AFTER: the CPU seconds between two tick readings; nothing when either is empty (not measured).
+cpu_seconds() {
+  if [ -n "$1" ] && [ -n "$2" ]; then ticks_to_seconds $(($2 - $1)); fi
+}
 rss_kb() { # pid VmRSS|VmHWM: in kB (plain bash, no program run: run_wrk samples it every 0.1 s)
   local key value _
   while read -r key value _; do
