@@ -140,7 +140,11 @@ LUA_BATCH_METRIC=flashstock_lua_purchase_batch_size
 lua_batch() {
   local mean="" calls=""
   read -r mean calls < <(summary_mean "$LUA_BATCH_METRIC" "$OUT/metrics-before.txt" "$OUT/metrics-after.txt") || true
-  say "  purchase script batches: ${mean:+mean $mean over $calls calls}${mean:-n/a (no $LUA_BATCH_METRIC samples)}"
+  if [ -n "$mean" ]; then
+    say "  purchase script batches: mean $mean over $calls calls"
+  else
+    say "  purchase script batches: n/a (no $LUA_BATCH_METRIC samples)"
+  fi
   printf 'batch\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$mean" "$calls" >>"$RESULTS"
 }
 
