@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.flashstock.config.FlashstockConfig;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -41,6 +42,9 @@ class PurchaseCombiner {
     private static final int[] SHARED_ARGS = {6, 8, 9, 10, 11};
     /** purchase.lua's ARGV indexes of each purchase's own values, in purchase_batch.lua's order. */
     private static final int[] OWN_ARGS = {0, 1, 2, 3, 4, 5, 7};
+
+    /** The shortest wait a call is sent with: Vert.x timers take whole milliseconds. */
+    private static final long MIN_WAIT_NANOS = 1_000_000;
 
     private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
     private final ReactiveRedisDataSource redis;
@@ -97,7 +101,7 @@ class PurchaseCombiner {
         synchronized (lane) {
             while (batch.size() < batchMax && !lane.queued.isEmpty()) {
                 Waiting purchase = lane.queued.poll();
-                (purchase.deadline - now > 0 ? batch : late).add(purchase);
+                (purchase.deadline - now >= MIN_WAIT_NANOS ? batch : late).add(purchase);
             }
             if (batch.isEmpty() && lane.queued.isEmpty()) {
                 lane.busy = false;
@@ -115,22 +119,49 @@ class PurchaseCombiner {
         }
     }
 
+    /**
+     * Sends the batch; its answers, or its failure, go to each of its purchases, and then the item's next batch goes.
+     * Whatever happens, the lane moves on: a call that cannot even be sent fails its purchases, as a call that failed.
+     */
     private void send(String sku, Lane lane, List<Waiting> batch) {
         long wait = batch.stream().mapToLong(w -> w.deadline).min().orElseThrow() - System.nanoTime();
-        Duration timeout = Duration.ofNanos(Math.max(1, wait));
+        Duration timeout = Duration.ofNanos(Math.max(MIN_WAIT_NANOS, wait)); // a timer takes 1 ms at least
         sizes.record(batch.size());
-        Uni<Response> call = batch.size() == 1
-                ? scripts.purchase.runAsync(redis, batch.get(0).keys, batch.get(0).args, timeout)
-                : scripts.purchaseBatch.runAsync(redis, batchKeys(batch), batchArgs(batch), timeout);
-        call.subscribe().with(reply -> {
-            next(sku, lane); // the next batch is on its way before these answers are written
-            for (int i = 0; i < batch.size(); i++) {
-                batch.get(i).complete(batch.size() == 1 ? reply : reply.get(i));
-            }
-        }, failure -> {
+        AtomicBoolean over = new AtomicBoolean(); // the call's outcome is handled once
+        try {
+            Uni<Response> call = batch.size() == 1
+                    ? scripts.purchase.runAsync(redis, batch.get(0).keys, batch.get(0).args, timeout)
+                    : scripts.purchaseBatch.runAsync(redis, batchKeys(batch), batchArgs(batch), timeout);
+            call.subscribe().with(reply -> {
+                if (over.compareAndSet(false, true)) {
+                    next(sku, lane); // the next batch is on its way before these answers are written
+                    answer(batch, reply);
+                }
+            }, failure -> failed(sku, lane, batch, over, failure));
+        } catch (RuntimeException e) {
+            failed(sku, lane, batch, over, e);
+        }
+    }
+
+    private void failed(String sku, Lane lane, List<Waiting> batch, AtomicBoolean over, Throwable failure) {
+        if (over.compareAndSet(false, true)) {
             next(sku, lane);
             batch.forEach(purchase -> purchase.fail(failure));
-        });
+        }
+    }
+
+    private static void answer(List<Waiting> batch, Response reply) {
+        if (batch.size() == 1) {
+            batch.get(0).complete(reply);
+        } else if (reply.size() != batch.size()) { // never: the script answers each purchase
+            IllegalStateException wrong = new IllegalStateException(
+                    "purchase_batch.lua answered " + reply.size() + " purchases of " + batch.size());
+            batch.forEach(purchase -> purchase.fail(wrong));
+        } else {
+            for (int i = 0; i < batch.size(); i++) {
+                batch.get(i).complete(reply.get(i));
+            }
+        }
     }
 
     private static List<String> batchKeys(List<Waiting> batch) {

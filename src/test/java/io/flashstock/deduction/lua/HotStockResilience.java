@@ -67,6 +67,9 @@ abstract class HotStockResilience {
     @Inject
     PurchaseCombiner combiner;
 
+    @Inject
+    io.vertx.core.Vertx eventLoops;
+
     /** Whether every 201 must have its order in MySQL (write-through; write-behind loses what Redis lost). */
     abstract boolean everyAcknowledgedOrderSurvivesDataLoss();
 
@@ -411,6 +414,53 @@ abstract class HotStockResilience {
         assertEquals(2, sizes.count() - callsBefore, "the first alone, the six that waited in one call");
         assertEquals(7.0, sizes.totalAmount() - purchases);
         assertEquals(hot(alone), hot(together));
+    }
+
+    /**
+     * Redis hangs past the client's timeout with a call in flight and purchases queued behind it: every purchase still
+     * gets its answer (a failure here: the caller voids and looks it up), and the item's queue moves on; then the
+     * item sells again. A queued purchase whose time ran out is failed without being sent, whatever little time it
+     * has left (a call once went with less than the 1 ms a timer needs, its failure was lost and the queue stuck).
+     */
+    @Test
+    void purchasesQueuedBehindAHungCallAllGetAnAnswer() throws Exception {
+        String sku = newSku("hung-queue");
+        createItem(sku, 100_000, 0);
+        hotStock.prepare(sku);
+        List<CompletableFuture<Response>> waiting = new ArrayList<>();
+        OwnRedisResource.server().pause();
+        try {
+            // The first call goes at once; the rest queue behind it, one about every few tens of microseconds for
+            // 50 ms, so that whenever its timeout fires, some queued purchase has less than 1 ms of its own left.
+            // They are sent from an event loop, as requests are: its timers are Vert.x's, which take 1 ms at least.
+            CompletableFuture<Void> sent = new CompletableFuture<>();
+            eventLoops.getOrCreateContext().runOnContext(ignored -> {
+                long until = System.nanoTime() + 50_000_000L;
+                for (int i = 0; i == 0 || System.nanoTime() < until; i++) {
+                    PurchaseCommand command = new PurchaseCommand(sku, "hung-" + i, 1, null, null);
+                    String orderId = io.flashstock.order.OrderIds.next(sku);
+                    java.time.Instant now = java.time.Instant.now();
+                    waiting.add(combiner.decide(sku, HotStock.purchaseKeys(command, orderId),
+                            hotStock.purchaseArgs(command, orderId, now, now.plusSeconds(600), null,
+                                    warmer.generation()))
+                            .subscribeAsCompletionStage());
+                }
+                sent.complete(null);
+            });
+            sent.get(10, TimeUnit.SECONDS);
+            Thread.sleep(2_500); // past quarkus.redis.timeout (2 s)
+        } finally {
+            OwnRedisResource.server().resume();
+        }
+        assertTrue(waiting.size() > 100, waiting.size() + " purchases queued");
+        for (CompletableFuture<Response> answer : waiting) {
+            try {
+                answer.get(10, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException expected) {
+                // the call timed out: what the caller then does is HotStock's (void, look up)
+            }
+        }
+        assertEquals(201, purchase(sku, "after-hang", 1, null).statusCode(), "the item sells again");
     }
 
     /** purchase.lua's keys and arguments of the seven purchases of the test above, in their order. */
