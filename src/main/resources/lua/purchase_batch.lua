@@ -11,8 +11,8 @@
 --   (purchase.lua's ARGV[7], ARGV[9] to ARGV[12], the same for every purchase of the batch)
 -- then per purchase i, seven values at ARGV[6 + 7(i-1) + 1 .. 7]: orderId, userId, quantity, fingerprint, createdAt,
 --   expiresAt, Idempotency-Key (purchase.lua's ARGV[1] to ARGV[6] and ARGV[8]); a cart's lines are never batched
--- Returns n replies, the i-th purchase.lua's reply for purchase i. A purchase's tombstone is checked when its turn
--- comes, so a caller that gave up on a batch (timeout) and voided its order ids stops each one not yet decided.
+-- Returns n replies, the i-th purchase.lua's reply for purchase i. Each purchase's tombstone is checked as in a
+-- single call: a caller that gave up on the batch (timeout) and voided its order ids before it ran stops them all.
 local n = tonumber(ARGV[1])
 local replies = {}
 for i = 1, n do

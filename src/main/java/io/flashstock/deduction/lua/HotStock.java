@@ -120,6 +120,10 @@ public class HotStock {
         return combiner.decide(command.sku(), purchaseKeys(command, orderId),
                 purchaseArgs(command, orderId, createdAt, expiresAt, null, generation))
                 .onItemOrFailure().transformToUni((reply, failure) -> {
+                    if (failure instanceof PurchaseCombiner.NotSent) { // it never reached Redis
+                        return Uni.createFrom().failure(new UnavailableException(
+                                "The hot stock did not answer in time; nothing was changed, try again.", failure));
+                    }
                     if (failure != null) {
                         items.touch(command.sku()); // the script may have run: its item's rounds must look
                         return Workers.<Decision>call(() -> {

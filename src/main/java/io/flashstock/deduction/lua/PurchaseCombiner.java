@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.flashstock.config.FlashstockConfig;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -43,13 +44,17 @@ class PurchaseCombiner {
     /** purchase.lua's ARGV indexes of each purchase's own values, in purchase_batch.lua's order. */
     private static final int[] OWN_ARGS = {0, 1, 2, 3, 4, 5, 7};
 
-    /** The shortest wait a call is sent with: Vert.x timers take whole milliseconds. */
-    private static final long MIN_WAIT_NANOS = 1_000_000;
 
     private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
     private final ReactiveRedisDataSource redis;
     private final HotStockScripts scripts;
     private final long timeoutNanos;
+    /**
+     * The least time a queued purchase must have left to be sent: a quarter of the timeout (1 ms at least: Vert.x
+     * timers take whole milliseconds). A call waits as long as its earliest purchase may, so one nearly out of time
+     * would otherwise make its whole batch fail early when Redis is slow.
+     */
+    private final long minWaitNanos;
     private final int batchMax;
     private final DistributionSummary sizes;
 
@@ -59,6 +64,7 @@ class PurchaseCombiner {
         this.redis = redis;
         this.scripts = scripts;
         this.timeoutNanos = timeout.toNanos();
+        this.minWaitNanos = Math.max(1_000_000, timeoutNanos / 4);
         this.batchMax = Math.max(1, config.lua().batchMax());
         this.sizes = DistributionSummary.builder("flashstock.lua.purchase.batch.size")
                 .description("Purchases of one item decided by one script call (redis-lua)")
@@ -68,11 +74,23 @@ class PurchaseCombiner {
     /**
      * Decides one purchase: {@code keys} and {@code args} are purchase.lua's for it (a single purchase, not a cart's
      * line). The reply is purchase.lua's, or the failure of the call it went in: Redis's error, or a
-     * {@link TimeoutException}.
+     * {@link TimeoutException}; or {@link NotSent} when its time ran out before a call could take it.
      */
     Uni<Response> decide(String sku, List<String> keys, List<String> args) {
-        return Uni.createFrom().emitter(emitter -> submit(sku,
-                new Waiting(keys, args, System.nanoTime() + timeoutNanos, Vertx.currentContext(), emitter)));
+        return Uni.createFrom().emitter(emitter -> {
+            Waiting purchase = new Waiting(keys, args, System.nanoTime() + timeoutNanos, Vertx.currentContext(),
+                    emitter);
+            emitter.onTermination(() -> purchase.over = true); // before it is sent, only a cancellation ends it
+            submit(sku, purchase);
+        });
+    }
+
+    /** The purchase never went to Redis: its time ran out while it waited for its item's call. Nothing changed. */
+    static final class NotSent extends RuntimeException {
+        NotSent() {
+            super("The purchase waited past its timeout for its item's call in flight; it was not sent", null, false,
+                    false);
+        }
     }
 
     private void submit(String sku, Waiting purchase) {
@@ -88,45 +106,63 @@ class PurchaseCombiner {
                 }
                 lane.busy = true;
             }
-            send(sku, lane, List.of(purchase));
+            if (!send(sku, lane, List.of(purchase))) {
+                next(sku, lane);
+            }
             return;
         }
     }
 
-    /** The next batch of the item, or (nothing queued) the item's lane dropped. */
+    /**
+     * Sends the item's next batches until one is in flight, or (nothing queued) drops the item's lane. A loop, not a
+     * recursion: calls that end before {@link #send} returns (a failure to send) hand the lane back here.
+     */
     private void next(String sku, Lane lane) {
+        List<Waiting> batch;
+        do {
+            batch = take(sku, lane);
+        } while (batch != null && !send(sku, lane, batch));
+    }
+
+    /**
+     * The item's next batch, or null (the lane dropped) when nothing is queued. Purchases cancelled while queued are
+     * dropped; those with less than {@link #minWaitNanos} of their time left fail unsent ({@link NotSent}): sending
+     * them would give the whole batch their short time.
+     */
+    private List<Waiting> take(String sku, Lane lane) {
         List<Waiting> batch = new ArrayList<>();
-        long now = System.nanoTime();
         List<Waiting> late = new ArrayList<>();
+        long now = System.nanoTime();
         synchronized (lane) {
             while (batch.size() < batchMax && !lane.queued.isEmpty()) {
                 Waiting purchase = lane.queued.poll();
-                (purchase.deadline - now >= MIN_WAIT_NANOS ? batch : late).add(purchase);
+                if (!purchase.over) {
+                    (purchase.deadline - now >= minWaitNanos ? batch : late).add(purchase);
+                }
             }
-            if (batch.isEmpty() && lane.queued.isEmpty()) {
+            if (batch.isEmpty()) { // then nothing is queued either
                 lane.busy = false;
                 lane.closed = true;
                 lanes.remove(sku, lane);
             }
         }
         for (Waiting purchase : late) {
-            purchase.fail(new TimeoutException("Redis did not take the purchase within its timeout"));
+            purchase.fail(new NotSent());
         }
-        if (!batch.isEmpty()) {
-            send(sku, lane, batch);
-        } else if (!late.isEmpty()) {
-            next(sku, lane);
-        }
+        return batch.isEmpty() ? null : batch;
     }
 
     /**
      * Sends the batch; its answers, or its failure, go to each of its purchases, and then the item's next batch goes.
-     * Whatever happens, the lane moves on: a call that cannot even be sent fails its purchases, as a call that failed.
+     * True: in flight, its outcome moves the lane on. False: it ended before this returned (it could not even be
+     * sent: its purchases failed as in a failed call), and the caller takes the next batch.
      */
-    private void send(String sku, Lane lane, List<Waiting> batch) {
+    private boolean send(String sku, Lane lane, List<Waiting> batch) {
         long wait = batch.stream().mapToLong(w -> w.deadline).min().orElseThrow() - System.nanoTime();
-        Duration timeout = Duration.ofNanos(Math.max(MIN_WAIT_NANOS, wait)); // a timer takes 1 ms at least
+        Duration timeout = Duration.ofNanos(Math.max(minWaitNanos, wait));
         sizes.record(batch.size());
+        // 0 sending, 1 in flight (this returned true), 2 ended while sending (this returns false)
+        AtomicInteger state = new AtomicInteger();
         AtomicBoolean over = new AtomicBoolean(); // the call's outcome is handled once
         try {
             Uni<Response> call = batch.size() == 1
@@ -134,20 +170,26 @@ class PurchaseCombiner {
                     : scripts.purchaseBatch.runAsync(redis, batchKeys(batch), batchArgs(batch), timeout);
             call.subscribe().with(reply -> {
                 if (over.compareAndSet(false, true)) {
-                    next(sku, lane); // the next batch is on its way before these answers are written
+                    if (!state.compareAndSet(0, 2)) {
+                        next(sku, lane); // the next batch is on its way before these answers are written
+                    }
                     answer(batch, reply);
                 }
-            }, failure -> failed(sku, lane, batch, over, failure));
-        } catch (RuntimeException e) {
-            failed(sku, lane, batch, over, e);
+            }, failure -> {
+                if (over.compareAndSet(false, true)) {
+                    if (!state.compareAndSet(0, 2)) {
+                        next(sku, lane);
+                    }
+                    batch.forEach(purchase -> purchase.fail(failure));
+                }
+            });
+        } catch (Throwable e) { // nothing may leave the lane busy: a failure to send fails the batch
+            if (over.compareAndSet(false, true)) {
+                state.set(2);
+                batch.forEach(purchase -> purchase.fail(e));
+            }
         }
-    }
-
-    private void failed(String sku, Lane lane, List<Waiting> batch, AtomicBoolean over, Throwable failure) {
-        if (over.compareAndSet(false, true)) {
-            next(sku, lane);
-            batch.forEach(purchase -> purchase.fail(failure));
-        }
+        return state.compareAndSet(0, 1);
     }
 
     private static void answer(List<Waiting> batch, Response reply) {
@@ -201,8 +243,23 @@ class PurchaseCombiner {
      * One purchase and where its answer goes: on its request's own Vert.x context when it has one, so that writing
      * the answers of a batch is spread over the event loops instead of the Redis connection's.
      */
-    private record Waiting(List<String> keys, List<String> args, long deadline, Context context,
-            UniEmitter<? super Response> emitter) {
+    private static final class Waiting {
+        final List<String> keys;
+        final List<String> args;
+        final long deadline;
+        final Context context;
+        final UniEmitter<? super Response> emitter;
+        /** Answered, or cancelled by its caller while queued: not to be sent. */
+        volatile boolean over;
+
+        Waiting(List<String> keys, List<String> args, long deadline, Context context,
+                UniEmitter<? super Response> emitter) {
+            this.keys = keys;
+            this.args = args;
+            this.deadline = deadline;
+            this.context = context;
+            this.emitter = emitter;
+        }
 
         void complete(Response reply) {
             deliver(() -> emitter.complete(reply));

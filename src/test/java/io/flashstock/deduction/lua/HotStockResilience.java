@@ -463,6 +463,43 @@ abstract class HotStockResilience {
         assertEquals(201, purchase(sku, "after-hang", 1, null).statusCode(), "the item sells again");
     }
 
+    /**
+     * A purchase whose caller gave up (the request was cancelled) while it waited behind its item's call is never
+     * sent: no order is made that nobody was told of. The purchases around it are decided as usual.
+     */
+    @Test
+    void aPurchaseCancelledWhileQueuedIsNeverSent() throws Exception {
+        String sku = newSku("cancelled");
+        createItem(sku, 10, 0);
+        hotStock.prepare(sku);
+        List<Map.Entry<List<String>, List<String>>> calls = new ArrayList<>();
+        List<String> orderIds = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            PurchaseCommand command = new PurchaseCommand(sku, "c-" + i, 1, null, null);
+            String orderId = io.flashstock.order.OrderIds.next(sku);
+            orderIds.add(orderId);
+            java.time.Instant now = java.time.Instant.now();
+            calls.add(Map.entry(HotStock.purchaseKeys(command, orderId),
+                    hotStock.purchaseArgs(command, orderId, now, now.plusSeconds(600), null, warmer.generation())));
+        }
+        CompletableFuture<Response> first;
+        CompletableFuture<Response> last;
+        OwnRedisResource.server().pause();
+        try {
+            first = combiner.decide(sku, calls.get(0).getKey(), calls.get(0).getValue()).subscribeAsCompletionStage();
+            combiner.decide(sku, calls.get(1).getKey(), calls.get(1).getValue()).subscribe()
+                    .with(reply -> { }, failure -> { }).cancel();
+            last = combiner.decide(sku, calls.get(2).getKey(), calls.get(2).getValue()).subscribeAsCompletionStage();
+            Thread.sleep(100);
+        } finally {
+            OwnRedisResource.server().resume();
+        }
+        assertEquals("OK", first.get(5, TimeUnit.SECONDS).get(0).toString());
+        assertEquals("OK", last.get(5, TimeUnit.SECONDS).get(0).toString());
+        assertEquals(null, redis.hash(String.class).hget(RedisKeys.held(sku), orderIds.get(1)), "never sent");
+        assertEquals("8", redis.hash(String.class).hget(RedisKeys.stock(sku), "available"));
+    }
+
     /** purchase.lua's keys and arguments of the seven purchases of the test above, in their order. */
     private List<Map.Entry<List<String>, List<String>>> sevenPurchases(String sku) {
         record Buy(String user, int quantity, String key, String fingerprint, boolean voided) {
