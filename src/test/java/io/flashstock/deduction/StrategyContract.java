@@ -351,6 +351,7 @@ public abstract class StrategyContract extends LedgerContract {
         // A retry of a 201 with its Idempotency-Key is never answered sold-out from memory.
         String key = UUID.randomUUID().toString();
         given().post("/orders/" + kept + "/cancel").then().statusCode(200);
+        awaitEveryPodSees(sku, 1); // another pod hears of the unit back within the message's delivery, not at once
         String keyed = purchase(sku, "keyed", 1, key).then().statusCode(201).extract().path("orderId");
         assertProblem(purchase(sku, "late-x", 1, null), 409, "sold-out", "sold out again");
         purchase(sku, "keyed", 1, key).then().statusCode(201).header("Idempotent-Replayed", "true")
@@ -483,6 +484,21 @@ public abstract class StrategyContract extends LedgerContract {
             answer = purchase(sku, userId, 1, null);
         }
         answer.then().statusCode(201);
+    }
+
+    /**
+     * Every pod answers {@code available} for the item: with two instances, two reads in a row (one per pod) agree.
+     * A pod that has not yet heard the units-back message may still answer from what it knew until then.
+     */
+    private static void awaitEveryPodSees(String sku, int available) {
+        int pods = Instances.several() ? 2 : 1;
+        long deadline = System.currentTimeMillis() + 3_000;
+        int agreeing = 0;
+        while (agreeing < pods) {
+            int seen = given().get("/items/" + sku + "/availability").then().statusCode(200).extract().path("available");
+            agreeing = seen == available ? agreeing + 1 : 0;
+            assertTrue(agreeing > 0 || System.currentTimeMillis() < deadline, "every pod sees " + available + " units");
+        }
     }
 
     /** The availability read reaches {@code available} within the cache's TTL (1 s) plus slack. */
