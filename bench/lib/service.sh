@@ -19,16 +19,27 @@ prepare_jar() {
   JAR="$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")"
   say "service jar: $JAR"
 
+  # The script as the service sends it (LuaScript): purchase.lua, preceded by purchase_rules.lua and a newline in
+  # builds that have that file, so that its SHA1 is the one the service's EVALSHA names.
   PURCHASE_LUA="$OUT/purchase.lua"
   rm -f "$PURCHASE_LUA"
   for app_jar in "$(dirname "$JAR")"/app/*.jar; do
     if [ -f "$app_jar" ] && command -v unzip >/dev/null && unzip -l "$app_jar" lua/purchase.lua >/dev/null 2>&1; then
-      unzip -p "$app_jar" lua/purchase.lua >"$PURCHASE_LUA"
+      if unzip -l "$app_jar" lua/purchase_rules.lua >/dev/null 2>&1; then
+        { unzip -p "$app_jar" lua/purchase_rules.lua; printf '\n'; unzip -p "$app_jar" lua/purchase.lua; } >"$PURCHASE_LUA"
+      else
+        unzip -p "$app_jar" lua/purchase.lua >"$PURCHASE_LUA"
+      fi
     fi
   done
   jar_root="$(cd "$(dirname "$JAR")/../.." && pwd)"
-  if [ ! -s "$PURCHASE_LUA" ] && [ -f "$jar_root/src/main/resources/lua/purchase.lua" ]; then
-    cp "$jar_root/src/main/resources/lua/purchase.lua" "$PURCHASE_LUA"
+  local lua_dir="$jar_root/src/main/resources/lua"
+  if [ ! -s "$PURCHASE_LUA" ] && [ -f "$lua_dir/purchase.lua" ]; then
+    if [ -f "$lua_dir/purchase_rules.lua" ]; then
+      { cat "$lua_dir/purchase_rules.lua"; printf '\n'; cat "$lua_dir/purchase.lua"; } >"$PURCHASE_LUA"
+    else
+      cp "$lua_dir/purchase.lua" "$PURCHASE_LUA"
+    fi
   fi
   [ -s "$PURCHASE_LUA" ] || rm -f "$PURCHASE_LUA"
 }

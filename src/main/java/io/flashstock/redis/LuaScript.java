@@ -45,13 +45,11 @@ public final class LuaScript {
     }
 
     /**
-     * The script {@code lua/<name>.lua} preceded by {@code lua/<inner>.lua}'s body as the local function
-     * {@code <inner>(KEYS, ARGV)}, which it calls: a script that runs another one several times in one call keeps
-     * that one's rules in one file.
+     * The script {@code lua/<name>.lua} preceded by {@code lua/<library>.lua}, whose local functions it calls: scripts
+     * that apply the same rules (one purchase, several in one call) keep those rules in one file.
      */
-    public static LuaScript wrapping(String name, String inner) {
-        return new LuaScript(name, "local function " + inner + "(KEYS, ARGV)\n" + read(inner) + "\nend\n" + read(name),
-                configuredTimeout());
+    public static LuaScript withLibrary(String name, String library) {
+        return new LuaScript(name, read(library) + "\n" + read(name), configuredTimeout());
     }
 
     private static String read(String name) {

@@ -14,9 +14,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class HotStockScripts {
 
-    final LuaScript purchase = LuaScript.load("purchase");
-    /** Several purchases of one item in one call, each decided by purchase.lua's rules ({@link PurchaseCombiner}). */
-    final LuaScript purchaseBatch = LuaScript.wrapping("purchase_batch", "purchase");
+    /** One purchase, by the rules of purchase_rules.lua. */
+    final LuaScript purchase = LuaScript.withLibrary("purchase", "purchase_rules");
+    /** Several purchases of one item in one call, by the same rules ({@link PurchaseCombiner}). */
+    final LuaScript purchaseBatch = LuaScript.withLibrary("purchase_batch", "purchase_rules");
     final LuaScript undoPurchase = LuaScript.load("undo_purchase");
     final LuaScript settleEntries = LuaScript.load("settle_entries");
     final LuaScript transition = LuaScript.load("transition");

@@ -1,0 +1,184 @@
+-- redis-lua: the rules of a purchase, in one place for purchase.lua (one purchase) and purchase_batch.lua (several
+-- purchases of one item, in one call). LuaScript puts this file before each of them.
+-- Each function takes a purchase's KEYS and ARGV laid out as purchase.lua documents them (the batch builds one such
+-- pair per purchase), so every key still comes through KEYS.
+-- A call reads the item once (open_item), decides its purchases in arrival order against what it read and what the
+-- call's earlier purchases took (decide), then writes once what they took (close_item): the counters first, then
+-- each purchase's stream entry, held record and key. Nothing is written before every purchase is decided, except a
+-- replayed key's mark; if a write fails halfway, counters already taken hold units no entry holds (none oversold).
+
+-- The item's hash, read once per call (KEYS[1..4] and the ARGV shared by every purchase of the call).
+local function open_item(KEYS, ARGV)
+  local item = {made = {}, keys = {}, users = {}, taken = 0}
+  if redis.call('EXISTS', KEYS[1]) == 0 then
+    item.cold = true
+    return item
+  end
+  local counters = redis.call('HMGET', KEYS[1], 'available', 'limit', 'epoch', 'gen', 'seq', 'paused', 'starts',
+    'ends', 'ttl', 'retired')
+  item.available = tonumber(counters[1])
+  item.limit = tonumber(counters[2])
+  item.epoch = counters[3] or ''
+  item.stale = counters[4] ~= ARGV[12]
+  item.seq = tonumber(counters[5] or '0')
+  item.paused = counters[6] == '1'
+  item.starts = tonumber(counters[7] or '0')
+  item.ends = tonumber(counters[8] or '0')
+  item.ttl = tonumber(counters[9] or '0')
+  item.retired = counters[10] == '1'
+  return item
+end
+
+-- The sale window against Redis's clock (read once per call, only for an item with a bound): nil when open, else
+-- the refusal.
+local function window(item)
+  if item.starts == 0 and item.ends == 0 then
+    return nil
+  end
+  if not item.nowMs then
+    local now = redis.call('TIME')
+    item.nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+  end
+  if item.starts ~= 0 and item.nowMs < item.starts then
+    return {'NOT_STARTED', item.starts - item.nowMs}
+  end
+  if item.ends ~= 0 and item.nowMs >= item.ends then
+    return {'ENDED'}
+  end
+  return nil
+end
+
+-- An earlier purchase with this Idempotency-Key (KEYS[5], then the older name KEYS[7]): its reply, or nil.
+local function earlier_answer(item, KEYS, ARGV)
+  local fingerprint = ARGV[4]
+  local slot = 5
+  local earlier = item.keys[KEYS[slot]] or redis.call('GET', KEYS[slot])
+  if not earlier then
+    slot = 7
+    earlier = redis.call('GET', KEYS[slot])
+    if earlier and string.match(earlier, '^%S+ (%S+)') ~= fingerprint then
+      -- Another user's, or this user's with another quantity: a new purchase here, which MySQL's unique key refuses
+      -- (write-through answers 422 then; write-behind takes it back, as for a key Redis forgot).
+      earlier = nil
+    end
+  end
+  if not earlier then
+    return nil
+  end
+  local id, used, created, expires, answered = string.match(earlier, '^(%S+) (%S+) (%S+) (%S+) ?(%S*)$')
+  if used ~= fingerprint then
+    return {'KEY_REUSED'}
+  end
+  if ARGV[10] ~= 'OWN' and answered == '' then
+    -- Write-behind answers this repeat 201 with the order, which may still be only here: mark the key, so that the
+    -- first request, if it gave up on its call (timeout), cannot take the order back (see undo_purchase.lua).
+    if item.keys[KEYS[slot]] then
+      item.keys[KEYS[slot]] = earlier .. ' R' -- made by this call: written so by close_item
+    else
+      redis.call('SET', KEYS[slot], earlier .. ' R', 'KEEPTTL')
+    end
+  end
+  return {'REPLAY', id, created, expires}
+end
+
+-- One purchase against the item as this call left it so far. Its reply, as purchase.lua documents it; an 'OK' reply
+-- is completed by close_item.
+local function decide(item, KEYS, ARGV)
+  if item.cold then
+    return {'COLD'}
+  end
+  if redis.call('EXISTS', KEYS[6]) == 1 then
+    return {'VOID'}
+  end
+  if ARGV[4] ~= '' then
+    local replay = earlier_answer(item, KEYS, ARGV)
+    if replay then
+      return replay
+    end
+  end
+  if item.stale then
+    return {'STALE'}
+  end
+  if item.retired then
+    return {'RETIRED'}
+  end
+  if item.paused then
+    return {'PAUSED'}
+  end
+  local closed = window(item)
+  if closed then
+    return closed
+  end
+  local expires = ARGV[6]
+  if item.ttl > 0 then
+    expires = tostring(tonumber(ARGV[5]) + item.ttl)
+  end
+  local quantity = tonumber(ARGV[3])
+  if item.available < quantity then
+    return {'SOLD_OUT', item.available, item.seq}
+  end
+  local cap = tonumber(ARGV[11])
+  if cap > 0 then
+    item.pending = item.pending or redis.call('XLEN', KEYS[4])
+    if item.pending + #item.made >= cap then
+      return {'BUSY'}
+    end
+  end
+  if item.limit > 0 then
+    local held = item.users[ARGV[2]] or tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0')
+    if held + quantity > item.limit then
+      return {'LIMIT', item.limit}
+    end
+    item.users[ARGV[2]] = held + quantity
+  end
+  item.available = item.available - quantity
+  item.taken = item.taken + quantity
+  item.seq = item.seq + 1
+  local reply = {'OK'}
+  item.made[#item.made + 1] = {keys = KEYS, args = ARGV, quantity = quantity, expires = expires, reply = reply,
+    available = item.available, seq = item.seq}
+  if ARGV[4] ~= '' then
+    item.keys[KEYS[5]] = ARGV[1] .. ' ' .. ARGV[4] .. ' ' .. ARGV[5] .. ' ' .. expires
+  end
+  return reply
+end
+
+-- One purchase's stream entry, held record (added to held: field, value) and key; its reply completed. KEYS and ARGV
+-- are the purchase's own.
+local function write_made(item, made, held, KEYS, ARGV)
+  if item.limit > 0 then
+    redis.call('HINCRBY', KEYS[2], ARGV[2], made.quantity)
+  end
+  local entry = redis.call('XADD', KEYS[4], '*', 'id', ARGV[1], 'user', ARGV[2], 'qty', made.quantity,
+    'key', ARGV[8], 'fp', ARGV[4], 'created', ARGV[5], 'expires', made.expires, 'pod', ARGV[9], 'ep', item.epoch,
+    'cart', ARGV[13])
+  held[#held + 1] = ARGV[1]
+  held[#held + 1] = ARGV[2] .. ' ' .. made.quantity .. ' ' .. entry
+  if ARGV[4] ~= '' then
+    redis.call('SET', KEYS[5], item.keys[KEYS[5]], 'EX', ARGV[7])
+  end
+  local reply = made.reply
+  reply[2], reply[3], reply[4], reply[5], reply[6] = entry, item.epoch, made.available, made.seq, made.expires
+end
+
+-- Writes what the call's purchases took (KEYS[1..4] and the shared ARGV as for open_item) and completes their
+-- replies: {'OK', streamEntryId, epoch, available after it, seq after it, expiresAt}.
+local function close_item(item, KEYS, ARGV)
+  if #item.made == 0 then
+    return
+  end
+  redis.call('HSET', KEYS[1], 'available', item.available, 'seq', item.seq)
+  redis.call('HINCRBY', KEYS[1], 'reserved', item.taken)
+  if redis.call('EXISTS', KEYS[4]) == 0 then
+    redis.call('XGROUP', 'CREATE', KEYS[4], 'relay', '0', 'MKSTREAM')
+  end
+  local held = {}
+  for _, made in ipairs(item.made) do
+    write_made(item, made, held, made.keys, made.args)
+  end
+  redis.call('HSET', KEYS[3], unpack(held))
+  if ARGV[10] == 'OWN' then
+    -- Every write-through call takes what is new, so what is new now is this call's entries alone.
+    redis.call('XREADGROUP', 'GROUP', 'relay', ARGV[9], 'COUNT', tostring(#item.made + 100), 'STREAMS', KEYS[4], '>')
+  end
+end
