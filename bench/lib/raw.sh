@@ -127,10 +127,12 @@ raw_redis() { # conc rep label (of the redis-lua run whose call it replays)
       [ -f "$PURCHASE_LUA" ] && rcli SCRIPT LOAD "$(cat "$PURCHASE_LUA")" >/dev/null
     fi
     before="$(rcli HGET "fs:{$RAW_LUA_SKU}:stock" available)"
+    redis_cmdstats >"$OUT/cmdstats-before.txt"
     ticks0="$(redis_ticks)"
     out="$(redis-benchmark -h "$REDIS_HOST" -p "$REDIS_PORT" --dbnum "$REDIS_DB" -c "$1" -n "$REDIS_REQUESTS" -P 1 \
       -r 1000000000 --csv "${RAW_LUA_ARGS[@]}" 2>&1)" || die "redis-benchmark failed: $out"
     ticks1="$(redis_ticks)"
+    redis_cmdstats >"$OUT/cmdstats-after.txt"
     after="$(rcli HGET "fs:{$RAW_LUA_SKU}:stock" available)"
     printf 'c=%s #%s attempt %s: available %s -> %s\n%s\n' "$1" "$2" "$attempt" "$before" "$after" "$out" >>"$OUT/redis-benchmark.log"
     # "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_..."
@@ -147,6 +149,7 @@ raw_redis() { # conc rep label (of the redis-lua run whose call it replays)
     say "WARNING: raw Redis run c=$1 #$2: only $((before - after)) of $REDIS_REQUESTS calls took a unit;" \
       "$( ((attempt < 3)) && echo "discarded, running it again" || echo "kept, but it does not measure winning purchases")"
   done
+  redis_time "raw-$3" "$1" "$2" "$REDIS_REQUESTS" "raw call"
   record_raw redis-evalsha "$1" "$2" "$rps" "$(awk -v m="$p50" 'BEGIN {printf "%d", m * 1000}')" \
     "$(awk -v m="$p99" 'BEGIN {printf "%d", m * 1000}')" "$note" "$3" "$REDIS_REQUESTS" "" "$(cpu_seconds "$ticks0" "$ticks1")"
 }

@@ -119,7 +119,9 @@ hot_sell() {
   local label="$1" sku="hot-$2" conc="$3" rss kb
   create_item "$sku" 2000000000 0
   metrics_now >"$OUT/metrics-before.txt"
+  redis_cmdstats >"$OUT/cmdstats-before.txt"
   run_wrk purchase "$sku" "$RUN_ID-h$2" "$conc" 0 "$HOT_SECONDS" 0
+  redis_cmdstats >"$OUT/cmdstats-after.txt"
   metrics_now >"$OUT/metrics-after.txt"
   rss=$(rss_kb "$SERVICE_PID" VmRSS)
   if ((rss > RSS_LOAD)); then RSS_LOAD=$rss; fi
@@ -127,6 +129,7 @@ hot_sell() {
   record_svc "$label" hot-sell "$conc" "$4"
   metrics_p99 "$label" "$conc" "$4"
   lua_batch "$label" "$conc" "$4"
+  redis_time "$label" "$conc" "$4"
   check_item "$label hot sell $2" "$sku" "$5"
 }
 
@@ -146,6 +149,30 @@ lua_batch() {
     say "  purchase script batches: n/a (no $LUA_BATCH_METRIC samples)"
   fi
   printf 'batch\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$mean" "$calls" >>"$RESULTS"
+}
+
+# redis_cmdstats: Redis's INFO commandstats as "command calls usec" lines (the whole server's: the bench's own
+# redis-server serves nothing else). Commands a script calls count both on their own and in its EVALSHA's usec.
+redis_cmdstats() {
+  rcli INFO commandstats 2>/dev/null | tr -d '\r' \
+    | sed -n 's/^cmdstat_\([^:]*\):calls=\([0-9]*\),usec=\([0-9]*\),.*/\1 \2 \3/p' || true
+}
+
+# redis_time LABEL CONC REP [COUNT UNIT]: where Redis's time went between cmdstats-before.txt and cmdstats-after.txt,
+# per COUNT (default: the last run's 2xx; UNIT "order"): for each command with time, its calls and microseconds per
+# unit, the largest first; said (the first eight) and recorded as "rediscmd" lines. Time inside scripts shows twice:
+# under evalsha and under each command the scripts called.
+redis_time() {
+  local count="${4:-${R[s2xx]:-0}}" unit="${5:-order}" top
+  ((count > 0)) || return 0
+  awk -v count="$count" -v label="$1" -v conc="$2" -v rep="$3" '
+    NR == FNR { calls[$1] = $2; usec[$1] = $3; next }
+    { dc = $2 - calls[$1]; du = $3 - usec[$1]
+      if (du > 0) printf "rediscmd\t%s\t%s\t%s\t%s\t%.3f\t%.2f\n", label, conc, rep, $1, dc / count, du / count }
+  ' "$OUT/cmdstats-before.txt" "$OUT/cmdstats-after.txt" | sort -t$'\t' -k7,7gr >"$OUT/rediscmd.tsv"
+  cat "$OUT/rediscmd.tsv" >>"$RESULTS"
+  top="$(head -8 "$OUT/rediscmd.tsv" | awk -F'\t' '{printf "%s%s %s us (%s calls)", (NR > 1 ? ", " : ""), $5, $7, $6}')"
+  [ -z "$top" ] || say "  Redis time per $unit by command: $top"
 }
 
 # metrics_p99 LABEL CONC REP: the last hot sell's p99 as Prometheus computes it from flashstock_purchases_seconds (the
