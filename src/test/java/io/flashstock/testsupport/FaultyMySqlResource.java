@@ -14,6 +14,8 @@ import org.netcrusher.tcp.TcpCrusher;
 public class FaultyMySqlResource extends LocalServersResource {
 
     private static volatile FaultProxy current;
+    /** The service has been seen connected through {@link #current}. */
+    private static volatile boolean connectedThrough;
 
     @Override
     public Map<String, String> start() {
@@ -23,6 +25,7 @@ public class FaultyMySqlResource extends LocalServersResource {
         int port = target.getPort() < 0 ? 3306 : target.getPort();
         FaultProxy proxy = FaultProxy.to(target.getHost(), port);
         current = proxy;
+        connectedThrough = false;
         settings.put(LocalServers.JDBC_URL, jdbcUrl.replace(target.getHost() + ":" + target.getPort(),
                 "127.0.0.1:" + proxy.port()));
         return settings;
@@ -51,10 +54,22 @@ public class FaultyMySqlResource extends LocalServersResource {
         return active().crusher();
     }
 
+    /**
+     * The active proxy, once the service has connected through it: a fault injected into a proxy the service does not
+     * use would let the test pass without any fault (a {@code -Dquarkus.datasource.jdbc.url} given to Maven, for one,
+     * overrides the proxy's address).
+     */
     private static FaultProxy active() {
         FaultProxy proxy = current;
         if (proxy == null) {
             throw new IllegalStateException("no FaultyMySqlResource is active for this test class");
+        }
+        if (!connectedThrough) {
+            if (proxy.crusher().getClientTotalCount() == 0) {
+                throw new IllegalStateException("the service never connected to MySQL through the fault proxy: is "
+                        + "quarkus.datasource.jdbc.url set from outside the test?");
+            }
+            connectedThrough = true; // checked once: a cut resets the proxy's count until the pool reconnects
         }
         return proxy;
     }
