@@ -4,8 +4,9 @@
 -- pair per purchase), so every key still comes through KEYS.
 -- A call reads the item once (open_item), decides its purchases in arrival order against what it read and what the
 -- call's earlier purchases took (decide), then writes once what they took (close_item): the counters first, then
--- each purchase's stream entry, held record and key. Nothing is written before every purchase is decided, except a
--- replayed key's mark; if a write fails halfway, counters already taken hold units no entry holds (none oversold).
+-- for each purchase, in the order purchase.lua always wrote them, its stream entry, held record and key. Nothing is
+-- written before every purchase is decided, except a replayed key's mark; if a write failed halfway, counters
+-- already taken would hold units no entry holds (none oversold), and each purchase is as a single call leaves it.
 
 -- The item's hash, read once per call (KEYS[1..4] and the ARGV shared by every purchase of the call).
 local function open_item(KEYS, ARGV)
@@ -143,17 +144,16 @@ local function decide(item, KEYS, ARGV)
   return reply
 end
 
--- One purchase's stream entry, held record (added to held: field, value) and key; its reply completed. KEYS and ARGV
--- are the purchase's own.
-local function write_made(item, made, held, KEYS, ARGV)
+-- One purchase's stream entry, its held record right after it (the undo of a purchase finds its entry through that
+-- record) and its key; its reply completed. KEYS and ARGV are the purchase's own.
+local function write_made(item, made, KEYS, ARGV)
   if item.limit > 0 then
     redis.call('HINCRBY', KEYS[2], ARGV[2], made.quantity)
   end
   local entry = redis.call('XADD', KEYS[4], '*', 'id', ARGV[1], 'user', ARGV[2], 'qty', made.quantity,
     'key', ARGV[8], 'fp', ARGV[4], 'created', ARGV[5], 'expires', made.expires, 'pod', ARGV[9], 'ep', item.epoch,
     'cart', ARGV[13])
-  held[#held + 1] = ARGV[1]
-  held[#held + 1] = ARGV[2] .. ' ' .. made.quantity .. ' ' .. entry
+  redis.call('HSET', KEYS[3], ARGV[1], ARGV[2] .. ' ' .. made.quantity .. ' ' .. entry)
   if ARGV[4] ~= '' then
     redis.call('SET', KEYS[5], item.keys[KEYS[5]], 'EX', ARGV[7])
   end
@@ -172,11 +172,9 @@ local function close_item(item, KEYS, ARGV)
   if redis.call('EXISTS', KEYS[4]) == 0 then
     redis.call('XGROUP', 'CREATE', KEYS[4], 'relay', '0', 'MKSTREAM')
   end
-  local held = {}
   for _, made in ipairs(item.made) do
-    write_made(item, made, held, made.keys, made.args)
+    write_made(item, made, made.keys, made.args)
   end
-  redis.call('HSET', KEYS[3], unpack(held))
   if ARGV[10] == 'OWN' then
     -- Every write-through call takes what is new, so what is new now is this call's entries alone.
     redis.call('XREADGROUP', 'GROUP', 'relay', ARGV[9], 'COUNT', tostring(#item.made + 100), 'STREAMS', KEYS[4], '>')
