@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# flashstock: the purchase scripts alone, on a redis-server of this script's own (free port, no persistence,
+# stopped at exit): Redis's CPU per purchase of purchase.lua (one purchase per call) against purchase_batch.lua
+# (N purchases per call), with and without an Idempotency-Key per purchase, each as the service sends it
+# (purchase_rules.lua before the script, as LuaScript composes it). Every purchase is a new user's and takes a unit.
+# Usage: bench/lua_alone.sh [N (default 16)] [PURCHASES (default 20000)]
+# Needs redis-server, redis-cli and redis-benchmark. Compare figures within one run only.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+N="${1:-16}"
+PURCHASES="${2:-20000}"
+LUA=src/main/resources/lua
+WORK="$(mktemp -d /tmp/flashstock-lua-alone.XXXXXX)"
+PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+redis-server --bind 127.0.0.1 --port "$PORT" --save '' --appendonly no --daemonize yes --dir "$WORK" \
+  --logfile "$WORK/redis.log" --pidfile "$WORK/redis.pid"
+trap 'redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
+r() { redis-cli -p "$PORT" "$@"; }
+until [ "$(r ping 2>/dev/null)" = PONG ]; do sleep 0.1; done
+
+compose() { cat "$LUA/purchase_rules.lua"; printf '\n'; cat "$LUA/$1.lua"; }
+single_sha="$(r SCRIPT LOAD "$(compose purchase)")"
+batch_sha="$(r SCRIPT LOAD "$(compose purchase_batch)")"
+cpu_us() { r INFO cpu | tr -d '\r' | awk -F: '/^used_cpu_(user|sys):/ {s += $2} END {printf "%.0f", s * 1e6}'; }
+ID=01a21e9a-b588-70e0-a41e
+
+# measure LABEL PURCHASES_PER_CALL CALLS ARGS...: Redis's CPU per purchase of CALLS calls (50 connections)
+measure() {
+  local label="$1" per_call="$2" calls="$3" before after
+  shift 3
+  before="$(cpu_us)"
+  redis-benchmark -p "$PORT" -c 50 -n "$calls" -r 1000000000 -q "$@" >/dev/null
+  after="$(cpu_us)"
+  awk -v l="$label" -v d=$((after - before)) -v n=$((calls * per_call)) 'BEGIN {printf "%-44s %7.1f us\n", l, d / n}'
+}
+
+for keyed in no yes; do
+  r FLUSHALL >/dev/null
+  r HSET 'fs:{alone}:stock' stock 2000000000 available 2000000000 reserved 0 sold 0 limit 0 epoch e1 gen g1 seq 0 \
+    >/dev/null
+  fp=''; key=''
+  if [ "$keyed" = yes ]; then fp=fp0123456789; key=k; fi
+  measure "one purchase per call, key: $keyed" 1 "$PURCHASES" EVALSHA "$single_sha" 7 'fs:{alone}:stock' \
+    'fs:{alone}:users' 'fs:{alone}:held' 'fs:{alone}:orders' 'fs:{alone}:ukey:1:u:k-__rand_int__' \
+    "fs:{alone}:void:$ID-__rand_int__" 'fs:{alone}:idem:k-__rand_int__' "$ID-__rand_int__" 'u__rand_int__' 1 "$fp" \
+    1795809785 1795831385 86400 "$key" pod-1 '' 0 g1 ''
+  keys=('fs:{alone}:stock' 'fs:{alone}:users' 'fs:{alone}:held' 'fs:{alone}:orders')
+  args=("$N" 86400 pod-1 '' 0 g1)
+  for ((i = 1; i <= N; i++)); do
+    keys+=("fs:{alone}:ukey:1:u:k$i-__rand_int__" "fs:{alone}:void:$ID-$i-__rand_int__" "fs:{alone}:idem:k$i-__rand_int__")
+    args+=("$ID-$i-__rand_int__" "u$i-__rand_int__" 1 "$fp" 1795809785 1795831385 "${key:+k$i}")
+  done
+  measure "$N purchases per call, key: $keyed" "$N" $((PURCHASES / N)) EVALSHA "$batch_sha" "${#keys[@]}" "${keys[@]}" \
+    "${args[@]}"
+  echo "  (units taken: $((2000000000 - $(r HGET 'fs:{alone}:stock' available))), stream entries: $(r XLEN 'fs:{alone}:orders'))"
+done
