@@ -23,16 +23,50 @@ public class LocalServersResource implements QuarkusTestResourceLifecycleManager
 
     /**
      * The tests' own database on the shared MariaDB (created on first use): the suite may clean it, and nobody else
-     * uses it. The shared {@code test} database is never touched.
+     * uses it. The shared {@code test} database is never touched. A parallel run's other forks use
+     * {@code flashstock_test_f<fork>} ({@link #testJdbcUrl()}).
      */
     public static final String TEST_JDBC_URL = "jdbc:mysql://127.0.0.1:3306/flashstock_test?createDatabaseIfNotExist=true";
     /**
      * The tests' own logical database on the shared Redis. Nothing ever flushes it; tests that flush, kill or restart
-     * Redis run against a server of their own ({@link OwnRedisResource}).
+     * Redis run against a server of their own ({@link OwnRedisResource}). A parallel run's second fork uses index 12
+     * ({@link #testRedisHosts()}).
      */
     public static final String TEST_REDIS_HOSTS = "redis://127.0.0.1:6379/13";
+    /**
+     * Surefire's and failsafe's fork number ({@code ${surefire.forkNumber}}, pom.xml), 1 outside Maven. The forks run
+     * test classes side by side; each needs a database and a Redis index of its own, as the classes expect to be the
+     * only writers of theirs.
+     */
+    static final String FORK = "test.fork";
+    /**
+     * The shared Redis indexes the forks use, by fork number. Fork 1 keeps 13; the others avoid the indexes single
+     * classes take for themselves (7, 11; docs/testing.md).
+     */
+    private static final int[] FORK_REDIS_INDEXES = {13, 12};
 
     private static volatile Map<String, String> resolved;
+
+    /** {@value #TEST_JDBC_URL}, or in fork {@code n > 1} of a parallel run the same with {@code flashstock_test_f<n>}. */
+    static String testJdbcUrl() {
+        int fork = fork();
+        return fork == 1 ? TEST_JDBC_URL : TEST_JDBC_URL.replace("/flashstock_test?", "/flashstock_test_f" + fork + "?");
+    }
+
+    /** {@value #TEST_REDIS_HOSTS}, or in a parallel run's other forks the index {@link #FORK_REDIS_INDEXES} gives. */
+    static String testRedisHosts() {
+        return "redis://127.0.0.1:6379/" + FORK_REDIS_INDEXES[fork() - 1];
+    }
+
+    private static int fork() {
+        String value = System.getProperty(FORK, "1").trim();
+        int fork = value.isEmpty() ? 1 : Integer.parseInt(value);
+        if (fork < 1 || fork > FORK_REDIS_INDEXES.length) {
+            throw new IllegalStateException("Fork " + fork + " of a parallel test run has no Redis index of its own:"
+                    + " run at most " + FORK_REDIS_INDEXES.length + " forks (-Dtest.forks)");
+        }
+        return fork;
+    }
 
     @Override
     public Map<String, String> start() {
@@ -78,8 +112,8 @@ public class LocalServersResource implements QuarkusTestResourceLifecycleManager
     }
 
     private static Map<String, String> doResolve() {
-        String jdbcUrl = setting(LocalServers.JDBC_URL, TEST_JDBC_URL);
-        String redisHosts = setting(LocalServers.REDIS_HOSTS, TEST_REDIS_HOSTS);
+        String jdbcUrl = setting(LocalServers.JDBC_URL, testJdbcUrl());
+        String redisHosts = setting(LocalServers.REDIS_HOSTS, testRedisHosts());
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put(LocalServers.JDBC_URL, jdbcUrl);
         settings.put(LocalServers.USERNAME, setting(LocalServers.USERNAME, "root"));
