@@ -132,7 +132,9 @@ WRITE_DOCS=false
 
 read_environment
 AB_RESULTS="$OUT/compare.tsv"
-printf 'strategy\tbuild\tround\tposition\trps\tp50_us\tp99_us\ts2xx\treceived\tlag_p99_ms\tdeliveries\n' >"$AB_RESULTS"
+AB_COLUMNS=(strategy build round position rps p50_us p99_us s2xx received lag_p99_ms deliveries svc_cpu_s back_cpu_s
+  broker_cpu_s)
+(IFS=$'\t'; echo "${AB_COLUMNS[*]}") >"$AB_RESULTS"
 
 # ---------------------------------------------------------------------------------------------------------------
 # The builds
@@ -205,16 +207,39 @@ ab_run() {
     events_drained 60 || die "$run_label: the warm-up's events were not all published within 60 s"
     delivery_histogram >"$OUT/delivery-before.txt"
   fi
+  local broker0="" broker_cpu=""
+  if [ -n "$BROKER_PID" ]; then broker0="$(cpu_ticks $(process_tree "$BROKER_PID"))"; fi
   hot_sell "$run_label" "ab-r$round" "$AB_CONC" "$round" "$redis_counters"
+  if [ -n "$broker0" ]; then
+    broker_cpu="$(cpu_seconds "$broker0" "$(cpu_ticks $(process_tree "$BROKER_PID"))")"
+  fi
+  # Where an A/B difference goes: CPU per answered purchase of the service, of MySQL + Redis, and of the broker (on
+  # these same cores, so B pays for its work too; the events-off A gives it nothing to do).
+  say "$run_label: CPU ms per purchase: service $(per_order "${R[svc_cpu]}"), MySQL + Redis $(per_order \
+    "${R[back_cpu]}"), Kafka broker $(per_order "$broker_cpu")"
   if $publishing; then
     events_drained 120 || die "$run_label: the hot sell's events were not all published within 120 s"
     delivery_histogram >"$OUT/delivery-after.txt"
     read -r lag deliveries < <(histogram_p99 "$OUT/delivery-before.txt" "$OUT/delivery-after.txt")
     say "$run_label: the hot sell's movements published: $deliveries, delivery p99 <= $lag ms"
   fi
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$side" "$round" "$4" "${R[rps]}" \
-    "${R[p50_us]}" "${R[p99_us]}" "${R[s2xx]}" "${R[received]}" "$lag" "$deliveries" >>"$AB_RESULTS"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$side" "$round" "$4" "${R[rps]}" \
+    "${R[p50_us]}" "${R[p99_us]}" "${R[s2xx]}" "${R[received]}" "$lag" "$deliveries" "${R[svc_cpu]}" \
+    "${R[back_cpu]}" "$broker_cpu" >>"$AB_RESULTS"
   stop_service
+}
+
+# process_tree PID: PID and its descendants (bench/LocalBroker.java runs the broker itself as a child JVM).
+process_tree() {
+  local child
+  echo "$1"
+  for child in $(pgrep -P "$1"); do process_tree "$child"; done
+}
+
+# per_order CPU_SECONDS: those seconds in ms per answered purchase of the last hot sell (R[s2xx]); "-" unmeasured.
+per_order() {
+  if [ -z "$1" ] || [ "${R[s2xx]:-0}" -le 0 ]; then echo -; return; fi
+  awk -v s="$1" -v n="${R[s2xx]}" 'BEGIN {printf "%.4f", s * 1000 / n}'
 }
 
 # ab_config CONFIG: its rounds, A and B alternating; a strategy that is not in one of the builds is skipped.
