@@ -1,6 +1,5 @@
 package io.flashstock.events;
 
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
@@ -12,6 +11,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  */
 @ApplicationScoped
 class KafkaDelivery implements Delivery {
+
+    private static final Map<String, String> HEADERS = Map.of("content-type", SaleEvent.CONTENT_TYPE);
 
     private final EventSink sink;
 
@@ -26,8 +27,7 @@ class KafkaDelivery implements Delivery {
 
     @Override
     public boolean[] deliver(List<SaleEvent> events) {
-        return sink.send(events.stream().map(event -> new OutgoingEvent(event.key(),
-                event.json().getBytes(StandardCharsets.UTF_8), Map.of("content-type", SaleEvent.CONTENT_TYPE)))
+        return sink.send(events.stream().map(event -> new OutgoingEvent(event.key(), event.value(), HEADERS))
                 .toList()).ackedInOrderPerKey();
     }
 }

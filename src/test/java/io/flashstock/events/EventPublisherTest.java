@@ -7,6 +7,8 @@ import static io.flashstock.testsupport.Shop.newSku;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -66,6 +68,7 @@ class EventPublisherTest {
     void everyMovementIsPublishedOnceInOrder() {
         String sku = newSku("ev");
         broker.watch(sku);
+        Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         createItem(sku, 3, 0);
         String first = buy(sku, "ev-1", 1);
         String second = buy(sku, "ev-2", 1);
@@ -83,6 +86,13 @@ class EventPublisherTest {
         JsonPath extended = JsonPath.from(events.get(8).json());
         assertEquals("RESERVED", extended.getString("data.status"));
         assertEquals(1, extended.getInt("data.quantity"));
+        assertEquals(Instant.parse(given().get("/orders/" + third).then().statusCode(200).extract()
+                .path("expiresAt")), Instant.parse(extended.getString("data.expiresAt")), "the stored expiry");
+        Instant end = Instant.now().plusSeconds(1);
+        for (SaleEvent event : events) {
+            Instant time = Instant.parse(JsonPath.from(event.json()).getString("time"));
+            assertTrue(!time.isBefore(start) && time.isBefore(end), "written during the test: " + event.json());
+        }
         assertEquals(events.size(), new HashSet<>(events.stream().map(SaleEvent::id).toList()).size(), "ids unique");
         JsonPath reserved = JsonPath.from(events.get(3).json());
         assertEquals("1.0", reserved.getString("specversion"));
