@@ -80,21 +80,11 @@ class MetricsTableTest {
         given().get("/items/" + sku + "/movements").then().statusCode(200);
         given().get("/purchases/" + cart).then().statusCode(200);
 
-        String text = awaitSold(sku, 2);
-        Files.writeString(Path.of("target/metrics-after-sale.txt"), text); // to read when this test fails
-        Set<String> samples = new TreeSet<>();
-        for (String line : text.split("\n")) {
-            if (!line.isBlank() && !line.startsWith("#")) {
-                samples.add(line.substring(0, indexOfAny(line, "{ ")));
-            }
-        }
         Set<String> table = readmeTable();
-        Set<String> missing = new TreeSet<>();
-        for (String name : table) {
-            if (!samples.contains(name) && SUFFIXES.stream().noneMatch(s -> samples.contains(name + s))) {
-                missing.add(name);
-            }
-        }
+        String text = awaitSoldAndServed(sku, 2, table);
+        Files.writeString(Path.of("target/metrics-after-sale.txt"), text); // to read when this test fails
+        Set<String> samples = sampleNames(text);
+        Set<String> missing = missing(table, samples);
         Set<String> undocumented = new TreeSet<>();
         for (String sample : samples) {
             if (sample.startsWith("flashstock_") && !table.contains(sample) && SUFFIXES.stream().noneMatch(
@@ -133,13 +123,17 @@ class MetricsTableTest {
         assertFalse(text.contains(madeUp), "a made-up sku is no label value");
     }
 
-    /** /q/metrics once the item's sold gauge shows {@code sold} (it is refreshed once a second). */
-    private String awaitSold(String sku, int sold) {
-        long deadline = System.currentTimeMillis() + 10_000;
+    /**
+     * /q/metrics once the item's sold gauge shows {@code sold} (it is refreshed once a second) and every metric of the
+     * table is served: some are registered by a background job's first round, which a busy machine may start late.
+     */
+    private String awaitSoldAndServed(String sku, int sold, Set<String> table) {
+        long deadline = System.currentTimeMillis() + 30_000;
         while (true) {
             String text = RestAssured.get(metrics).then().statusCode(200).extract().asString();
-            if (value(text, "flashstock_item_sold{sku=\"" + sku + "\"}") == sold
-                    || System.currentTimeMillis() > deadline) {
+            boolean shown = value(text, "flashstock_item_sold{sku=\"" + sku + "\"}") == sold
+                    && missing(table, sampleNames(text)).isEmpty();
+            if (shown || System.currentTimeMillis() > deadline) {
                 return text;
             }
             try {
@@ -149,6 +143,28 @@ class MetricsTableTest {
                 fail("interrupted");
             }
         }
+    }
+
+    /** The metric names of the samples in {@code text} (labels and value cut off). */
+    private static Set<String> sampleNames(String text) {
+        Set<String> samples = new TreeSet<>();
+        for (String line : text.split("\n")) {
+            if (!line.isBlank() && !line.startsWith("#")) {
+                samples.add(line.substring(0, indexOfAny(line, "{ ")));
+            }
+        }
+        return samples;
+    }
+
+    /** The names of {@code table} with no sample, under their own name or a histogram's or timer's suffix. */
+    private static Set<String> missing(Set<String> table, Set<String> samples) {
+        Set<String> missing = new TreeSet<>();
+        for (String name : table) {
+            if (!samples.contains(name) && SUFFIXES.stream().noneMatch(s -> samples.contains(name + s))) {
+                missing.add(name);
+            }
+        }
+        return missing;
     }
 
     /** The value of the sample {@code series} (name and labels as served), NaN if absent. */
