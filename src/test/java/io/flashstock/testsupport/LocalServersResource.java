@@ -34,8 +34,8 @@ public class LocalServersResource implements QuarkusTestResourceLifecycleManager
      */
     public static final String TEST_REDIS_HOSTS = "redis://127.0.0.1:6379/13";
     /**
-     * Surefire's and failsafe's fork number ({@code ${surefire.forkNumber}}, pom.xml), 1 outside Maven. The forks run
-     * test classes side by side; each needs a database and a Redis index of its own, as the classes expect to be the
+     * Surefire's fork number ({@code ${surefire.forkNumber}}, pom.xml's argLine), 1 outside Maven and in failsafe,
+     * which does not fork. The forks run test classes side by side; each needs a database and a Redis index of its own, as the classes expect to be the
      * only writers of theirs.
      */
     static final String FORK = "test.fork";
@@ -55,7 +55,8 @@ public class LocalServersResource implements QuarkusTestResourceLifecycleManager
 
     /** {@value #TEST_REDIS_HOSTS}, or in a parallel run's other forks the index {@link #FORK_REDIS_INDEXES} gives. */
     static String testRedisHosts() {
-        return "redis://127.0.0.1:6379/" + FORK_REDIS_INDEXES[fork() - 1];
+        int fork = fork();
+        return fork == 1 ? TEST_REDIS_HOSTS : "redis://127.0.0.1:6379/" + FORK_REDIS_INDEXES[fork - 1];
     }
 
     private static int fork() {

@@ -5,7 +5,7 @@ import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * For the contract suites run against two packaged pods or a Redis Cluster ({@code *TwoInstancesIT},
+ * For the contract suites run against two packaged pods or a Redis Cluster ({@code DbOptimisticTwoInstancesIT},
  * {@code *ClusterIT}): skips the cases marked {@link OnePod}, which the in-process suite of the same strategy runs,
  * so that these slow suites spend their time on what two pods or a cluster can break.
  */
