@@ -170,14 +170,14 @@ public class EventPublisher {
      * tests, which drive rounds themselves.
      */
     public boolean publishRound() {
-        List<Integer> candidates = new ArrayList<>(QuarkusTransaction.requiringNew().call(store::bucketsWithWork));
-        if (candidates.isEmpty()) {
-            return false;
-        }
-        Collections.shuffle(candidates); // pods start from different buckets
-        List<Integer> wanted = candidates.subList(0, Math.min(BUCKETS_PER_ROUND, candidates.size()));
         int timeoutSeconds = (int) settings.sendTimeout().toSeconds() + 15; // the sends, then the cursors
         return QuarkusTransaction.requiringNew().timeout(timeoutSeconds).call(() -> {
+            List<Integer> candidates = new ArrayList<>(store.bucketsWithWork()); // a plain read: no lock yet
+            if (candidates.isEmpty()) {
+                return false;
+            }
+            Collections.shuffle(candidates); // pods start from different buckets
+            List<Integer> wanted = candidates.subList(0, Math.min(BUCKETS_PER_ROUND, candidates.size()));
             List<Integer> locked = store.lock(wanted);
             if (locked.isEmpty()) {
                 return false;

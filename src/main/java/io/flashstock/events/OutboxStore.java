@@ -12,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 
 import org.hibernate.Session;
+import org.hibernate.jdbc.ReturningWork;
 
 /**
  * The outbox's tables ({@code V12__event_outbox.sql}) and the ledger, as the publisher reads and moves them. Every
@@ -37,8 +38,12 @@ class OutboxStore {
 
     /** The buckets that have pending items (no lock). */
     List<Integer> bucketsWithWork() {
-        return em.createNativeQuery("SELECT DISTINCT bucket FROM event_pending").getResultList().stream()
-                .map(b -> ((Number) b).intValue()).toList();
+        return jdbc(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    "SELECT DISTINCT bucket FROM event_pending")) {
+                return buckets(statement);
+            }
+        });
     }
 
     /**
@@ -46,41 +51,52 @@ class OutboxStore {
      * one pod at a time publish an item's events.
      */
     List<Integer> lock(Collection<Integer> buckets) {
-        return em.createNativeQuery("SELECT bucket FROM event_bucket WHERE bucket IN (:buckets) ORDER BY bucket"
-                + " FOR UPDATE SKIP LOCKED").setParameter("buckets", buckets).getResultList().stream()
-                .map(b -> ((Number) b).intValue()).toList();
+        return jdbc(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement("SELECT bucket FROM event_bucket WHERE"
+                    + " bucket IN (" + placeholders(buckets.size()) + ") ORDER BY bucket FOR UPDATE SKIP LOCKED")) {
+                bind(statement, 1, buckets);
+                return buckets(statement);
+            }
+        });
     }
 
     /** Up to {@code limit} pending items of the locked {@code buckets}, by sku. */
     List<Pending> pending(Collection<Integer> buckets, int limit) {
-        List<Pending> pending = new ArrayList<>();
-        for (Object row : em.createNativeQuery("SELECT sku, touched FROM event_pending WHERE bucket IN (:buckets)"
-                + " ORDER BY sku LIMIT :limit").setParameter("buckets", buckets).setParameter("limit", limit)
-                .getResultList()) {
-            Object[] columns = (Object[]) row;
-            pending.add(new Pending((String) columns[0], ((Number) columns[1]).longValue()));
-        }
-        return pending;
+        return jdbc(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement("SELECT sku, touched FROM event_pending"
+                    + " WHERE bucket IN (" + placeholders(buckets.size()) + ") ORDER BY sku LIMIT ?")) {
+                statement.setInt(bind(statement, 1, buckets), limit);
+                List<Pending> pending = new ArrayList<>();
+                try (ResultSet r = statement.executeQuery()) {
+                    while (r.next()) {
+                        pending.add(new Pending(r.getString(1), r.getLong(2)));
+                    }
+                }
+                return pending;
+            }
+        });
     }
 
     Cursor cursor(String sku) {
-        List<?> rows = em.createNativeQuery("SELECT movement_id, stock, available, reserved, sold FROM event_cursor"
-                + " WHERE sku = :sku").setParameter("sku", sku).getResultList();
-        if (rows.isEmpty()) {
-            return Cursor.START;
-        }
-        Object[] row = (Object[]) rows.get(0);
-        return new Cursor(number(row[0]), new ItemCounters((int) number(row[1]), (int) number(row[2]),
-                (int) number(row[3]), (int) number(row[4])));
+        return jdbc(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement("SELECT movement_id, stock, available,"
+                    + " reserved, sold FROM event_cursor WHERE sku = ?")) {
+                statement.setString(1, sku);
+                try (ResultSet r = statement.executeQuery()) {
+                    return r.next() ? new Cursor(r.getLong(1), new ItemCounters(r.getInt(2), r.getInt(3),
+                            r.getInt(4), r.getInt(5))) : Cursor.START;
+                }
+            }
+        });
     }
 
     /**
      * The item's movements after {@code afterId}, oldest first, at most {@code limit}, with their orders' details.
-     * Plain JDBC on the transaction's connection: a busy item's round reads up to {@code batch-size} rows, and
-     * Hibernate's native-query mapping of them cost the publisher more than the rest of its round.
+     * A busy item's round reads up to {@code batch-size} rows: Hibernate's native-query mapping of them cost the
+     * publisher more than the rest of its round.
      */
     List<OutboxMovement> movements(String sku, long afterId, int limit) {
-        return em.unwrap(Session.class).doReturningWork(connection -> {
+        return jdbc(connection -> {
             List<OutboxMovement> movements = new ArrayList<>();
             try (PreparedStatement statement = connection.prepareStatement(MOVEMENTS)) {
                 statement.setString(1, sku);
@@ -110,13 +126,20 @@ class OutboxStore {
     /** Records that the item's events up to {@code cursor} were acknowledged by the broker. */
     void advance(String sku, Cursor cursor) {
         ItemCounters c = cursor.counters();
-        em.createNativeQuery("INSERT INTO event_cursor (sku, movement_id, stock, available, reserved, sold)"
-                + " VALUES (:sku, :id, :stock, :available, :reserved, :sold) ON DUPLICATE KEY UPDATE"
-                + " movement_id = VALUES(movement_id), stock = VALUES(stock), available = VALUES(available),"
-                + " reserved = VALUES(reserved), sold = VALUES(sold)")
-                .setParameter("sku", sku).setParameter("id", cursor.movementId()).setParameter("stock", c.stock())
-                .setParameter("available", c.available()).setParameter("reserved", c.reserved())
-                .setParameter("sold", c.sold()).executeUpdate();
+        jdbc(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement("INSERT INTO event_cursor (sku,"
+                    + " movement_id, stock, available, reserved, sold) VALUES (?, ?, ?, ?, ?, ?)"
+                    + " ON DUPLICATE KEY UPDATE movement_id = VALUES(movement_id), stock = VALUES(stock),"
+                    + " available = VALUES(available), reserved = VALUES(reserved), sold = VALUES(sold)")) {
+                statement.setString(1, sku);
+                statement.setLong(2, cursor.movementId());
+                statement.setInt(3, c.stock());
+                statement.setInt(4, c.available());
+                statement.setInt(5, c.reserved());
+                statement.setInt(6, c.sold());
+                return statement.executeUpdate();
+            }
+        });
     }
 
     /**
@@ -124,8 +147,14 @@ class OutboxStore {
      * counted {@code touched} up, and keeps the mark for the next round.
      */
     void release(Pending pending) {
-        em.createNativeQuery("DELETE FROM event_pending WHERE sku = :sku AND touched = :touched")
-                .setParameter("sku", pending.sku()).setParameter("touched", pending.touched()).executeUpdate();
+        jdbc(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement("DELETE FROM event_pending WHERE sku = ?"
+                    + " AND touched = ?")) {
+                statement.setString(1, pending.sku());
+                statement.setLong(2, pending.touched());
+                return statement.executeUpdate();
+            }
+        });
     }
 
     /** Unpublished movements and the time of the oldest, over every pending item (for metrics; not locking). */
@@ -143,6 +172,38 @@ class OutboxStore {
     private static final String CURSOR = "COALESCE((SELECT c.movement_id FROM event_cursor c WHERE c.sku = %1$s.sku), 0)";
 
     record Backlog(long movements, Instant oldest) {
+    }
+
+    /**
+     * {@code work} on the transaction's JDBC connection. The publisher's statements go straight to the driver: a
+     * round runs several times a second under a sale, and Hibernate's parsing and mapping of a native query cost more
+     * than the statement itself.
+     */
+    private <T> T jdbc(ReturningWork<T> work) {
+        return em.unwrap(Session.class).doReturningWork(work);
+    }
+
+    private static String placeholders(int count) {
+        return String.join(", ", java.util.Collections.nCopies(count, "?"));
+    }
+
+    /** Binds {@code values} from parameter {@code first} on; answers the next parameter's index. */
+    private static int bind(PreparedStatement statement, int first, Collection<Integer> values) throws SQLException {
+        int index = first;
+        for (int value : values) {
+            statement.setInt(index++, value);
+        }
+        return index;
+    }
+
+    private static List<Integer> buckets(PreparedStatement statement) throws SQLException {
+        List<Integer> buckets = new ArrayList<>();
+        try (ResultSet r = statement.executeQuery()) {
+            while (r.next()) {
+                buckets.add(r.getInt(1));
+            }
+        }
+        return buckets;
     }
 
     private static long number(Object value) {
