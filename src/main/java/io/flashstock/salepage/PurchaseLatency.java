@@ -31,8 +31,13 @@ final class PurchaseLatency {
     private final MeterRegistry registry;
     private final Deque<Sample> samples = new ArrayDeque<>();
 
+    /**
+     * Created as the application starts ({@link SaleHistory} is a startup bean), when every timer counts from zero: that
+     * start is the first sample, so purchases answered before the first second's sample are in the window too.
+     */
     PurchaseLatency(MeterRegistry registry) {
         this.registry = registry;
+        samples.addLast(new Sample(new double[0], new long[0], 0));
     }
 
     /** Takes this second's counts. */

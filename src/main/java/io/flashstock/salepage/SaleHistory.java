@@ -10,6 +10,7 @@ import java.util.Set;
 import io.flashstock.item.ItemProgress;
 import io.flashstock.item.SaleProgress;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -20,6 +21,7 @@ import jakarta.enterprise.context.ApplicationScoped;
  * pod's meters (no MySQL, no Redis: {@link SaleProgress} reads the counters), so it costs the same whether anyone
  * looks or not, and its memory is bounded by the items tracked, never by requests.
  */
+@Startup // created with the application, so that its latency window starts when the timers do
 @ApplicationScoped
 public class SaleHistory {
 

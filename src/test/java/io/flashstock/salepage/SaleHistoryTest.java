@@ -42,19 +42,22 @@ class SaleHistoryTest {
                 .serviceLevelObjectives(Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(10),
                         Duration.ofMillis(100))
                 .register(registry);
-        PurchaseLatency latency = new PurchaseLatency(registry);
-        for (int i = 0; i < 1_000; i++) {
-            timer.record(Duration.ofMillis(50)); // before the window: must not count
-        }
-        latency.sample();
+        PurchaseLatency latency = new PurchaseLatency(registry); // the application's start: the first sample
         assertNull(latency.window().p99Ms(), "one sample is no window");
+        for (int i = 0; i < 1_000; i++) {
+            timer.record(Duration.ofMillis(50)); // more than a minute before the window below: must not count
+        }
+        for (int i = 0; i <= PerSecond.SECONDS; i++) {
+            latency.sample();
+        }
+        assertEquals(0, latency.window().purchases(), "a minute later, none");
         for (int i = 0; i < 100; i++) {
             timer.record(Duration.ofMillis(3));
         }
         latency.sample();
         PurchaseLatency.Window window = latency.window();
         assertEquals(100, window.purchases());
-        assertEquals(1, window.seconds());
+        assertEquals(PerSecond.SECONDS, window.seconds());
         // rank 99 of 100, all in (1 ms, 5 ms]: 1 + 4 * 99/100
         assertEquals(4.96, window.p99Ms(), 1e-9);
         for (int i = 0; i < PerSecond.SECONDS + 5; i++) {
@@ -75,6 +78,19 @@ class SaleHistoryTest {
         latency.sample();
         assertEquals(1, latency.window().purchases());
         assertEquals(9.9, latency.window().p99Ms(), 1e-9);
+    }
+
+    @Test
+    void purchasesBeforeTheFirstSecondCountFromTheStart() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        PurchaseLatency latency = new PurchaseLatency(registry); // the application's start
+        Timer timer = Timer.builder(PurchaseLatency.TIMER).serviceLevelObjectives(Duration.ofMillis(10))
+                .register(registry);
+        timer.record(Duration.ofMillis(4));
+        timer.record(Duration.ofMillis(6));
+        latency.sample(); // the first second's sample comes after both
+        assertEquals(2, latency.window().purchases());
+        assertEquals(1, latency.window().seconds());
     }
 
     @Test
