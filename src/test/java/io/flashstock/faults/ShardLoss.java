@@ -8,6 +8,7 @@ import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.OwnRedis;
 import io.flashstock.testsupport.OwnRedisCluster;
 import io.flashstock.testsupport.OwnRedisClusterResource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,8 +18,10 @@ import org.junit.jupiter.api.Test;
  * ({@code fs:generation}, {@code fs:active}): the checks of {@link FaultySale#verify} hold (no 500, no invented order,
  * every 201 has its order, later buyers sell out exactly) and, for redis-lua, the item's hot counters come back equal
  * to MySQL's. Write-behind may lose the item's pending orders with the shard (at most {@code max-pending}), as with a
- * standalone Redis. One subclass per strategy that keeps state in Redis.
+ * standalone Redis. One subclass per strategy that keeps state in Redis. CI runs them with no second test JVM beside
+ * them ({@link Lane#ALONE_TAG}).
  */
+@Tag(Lane.ALONE_TAG)
 abstract class ShardLoss {
 
     private static final int STOCK = Lane.size(300, 1000);

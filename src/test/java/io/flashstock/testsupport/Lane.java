@@ -13,6 +13,13 @@ public final class Lane {
     /** The JUnit tag of classes that only the full lane runs (pom.xml excludes it unless {@code -Pfull}). */
     public static final String FULL_TAG = "full";
 
+    /**
+     * The JUnit tag of classes {@code .ci/run} runs with no other test JVM beside them, after the two-fork run of the
+     * rest: the Redis Cluster shard-loss classes, one of which once answered 503 for over a minute under a second
+     * fork's load (docs/testing.md). Any lane runs them; only CI's order changes.
+     */
+    public static final String ALONE_TAG = "alone";
+
     private static final boolean FULL = "full".equals(System.getProperty("test.lane"));
 
     private Lane() {
