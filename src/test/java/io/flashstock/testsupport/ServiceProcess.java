@@ -129,6 +129,12 @@ public final class ServiceProcess implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.add("-Xmx512m");
+        // the test JVMs' options (pom.xml, test.jvm-options): C1 only
+        for (String option : System.getProperty("test.jvm-options", "").trim().split("\\s+")) {
+            if (!option.isEmpty()) {
+                command.add(option);
+            }
+        }
         command.add("-Dquarkus.http.port=" + port);
         command.add("-Dquarkus.http.host=127.0.0.1");
         command.add("-Dquarkus.management.port=" + managementPort);
