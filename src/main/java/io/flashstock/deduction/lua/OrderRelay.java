@@ -86,20 +86,24 @@ public class OrderRelay {
 
     /** Starts the relay's thread: redis-lua was chosen ({@link RedisLuaStrategy#start()}). */
     void start() {
+        stopping = false;
         Thread relay = new Thread(this::loop, "flashstock-order-relay");
         relay.setDaemon(true);
         thread = relay;
         relay.start();
     }
 
-    /** Lets a running batch finish; a relay never created (another strategy) is not created for this. */
+    /**
+     * Lets the relay finish with a last full round ({@link #loop}); a relay never created (another strategy) is not
+     * created for this.
+     */
     void onStop(@Observes(notifyObserver = Reception.IF_EXISTS) ShutdownEvent event) {
         stopping = true;
         wake.release();
         Thread relay = thread;
         if (relay != null) {
             try {
-                relay.join(5_000); // let a running batch finish: nothing is lost either way
+                relay.join(5_000); // nothing is lost if it takes longer: the entries stay for the next relay
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -183,6 +187,11 @@ public class OrderRelay {
         }
     }
 
+    /**
+     * Rounds until the pod stops, then a last full one: a pod that shuts down persists what it acknowledged (and what
+     * other pods left, idle ones) now, so that the last redis-lua pod of a strategy switch leaves no order pending
+     * for the MySQL-strategy pods to wait for ({@code StrategyLease}).
+     */
     private void loop() {
         long interval = Math.max(1, settings.relayInterval().toMillis());
         while (!stopping) {
@@ -198,6 +207,16 @@ public class OrderRelay {
                 sleepQuietly(interval);
             }
         }
+        try {
+            round();
+            if (pending.get() > 0) {
+                LOG.warnf("This pod stops with %d acknowledged order(s) not yet in MySQL; they stay pending in Redis "
+                        + "until another redis-lua pod persists them", pending.get());
+            }
+        } catch (RuntimeException e) {
+            LOG.warnf("The relay's last round failed; the pending orders wait for another redis-lua pod: %s",
+                    e.toString());
+        }
     }
 
     /** Persists every pending order of one item now, whoever wrote it (before its hot stock is rebuilt). */
@@ -211,12 +230,13 @@ public class OrderRelay {
     }
 
     /**
-     * One round: the items bought through this pod since the last one, and once every {@link #FULL_ROUND} every
-     * item with work (new entries of other pods, idle entries to claim). Quiet items cost one XLEN per full round.
+     * One round: the items bought through this pod since the last one, and once every {@link #FULL_ROUND} (and when
+     * the pod stops) every item with work (new entries of other pods, idle entries to claim). Quiet items cost one
+     * XLEN per full round.
      */
     private void round() {
         long now = System.nanoTime();
-        boolean full = now - lastFullRound >= FULL_ROUND.toNanos();
+        boolean full = stopping || now - lastFullRound >= FULL_ROUND.toNanos();
         Set<String> due = items.takeDirty();
         if (full) {
             lastFullRound = now;

@@ -2,6 +2,7 @@ package io.flashstock.deduction.lua;
 
 import static io.flashstock.testsupport.Api.given;
 import static io.flashstock.testsupport.Shop.assertCounters;
+import static io.flashstock.testsupport.Shop.buy;
 import static io.flashstock.testsupport.Shop.byStatus;
 import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
@@ -136,12 +137,7 @@ class HotStockWriteBehindTest extends HotStockResilience {
 
     @Test
     void relayKilledMidBatchLandsEveryAcknowledgedOrderOnce() throws Exception {
-        String sku = newSku("relay");
-        createItem(sku, 100, 0);
-        // Warm the item first: this test is about the relay, not a burst of first purchases of a cold item.
-        given().get("/items/" + sku + "/availability").then().statusCode(200);
-        // Every round commits its batch in MySQL, then dies before removing it.
-        crashes.crashAt(Checkpoints.Step.RELAY_COMMITTED);
+        String sku = itemWithACrashingRelay("relay", 100);
         try {
             List<Reply> replies = Http.concurrently(60, 16, i -> Http.post("/items/" + sku + "/purchases",
                     "{\"userId\":\"r-" + i + "\",\"quantity\":1}").build());
@@ -161,6 +157,44 @@ class HotStockWriteBehindTest extends HotStockResilience {
         assertCounters(sku, 100, 40, 60, 0);
         assertEquals(60, Db.count("SELECT COUNT(DISTINCT id) FROM purchase_order WHERE sku = ?", sku));
         awaitRedisAgrees(sku);
+    }
+
+    /**
+     * A pod that stops persists what it acknowledged: its relay's last round is a full one. Before, a relay stopped
+     * between two full rounds left the entries it held (here: its rounds died after their commit) for another
+     * redis-lua pod, and the MySQL-strategy pods of a strategy switch waited for one.
+     */
+    @Test
+    void aStoppingRelayLeavesNothingPending() throws Exception {
+        String sku = itemWithACrashingRelay("stopping", 10);
+        try {
+            for (int i = 0; i < 3; i++) {
+                buy(sku, "s-" + i, 1);
+            }
+            awaitOrders(sku, 3);
+        } finally {
+            crashes.none();
+        }
+        relay.onStop(null);
+        try {
+            assertEquals(0, redis.stream(String.class).xlen(RedisKeys.orders(sku)), "pending once the relay stopped");
+        } finally {
+            relay.start();
+        }
+        assertCounters(sku, 10, 7, 3, 0);
+        assertEquals(3, Db.count("SELECT COUNT(DISTINCT id) FROM purchase_order WHERE sku = ?", sku));
+    }
+
+    /**
+     * A new item, warmed (these tests are about the relay, not the first purchases of a cold item); from now on every
+     * relay round commits its batch in MySQL, then dies before removing it.
+     */
+    private String itemWithACrashingRelay(String prefix, int stock) {
+        String sku = newSku(prefix);
+        createItem(sku, stock, 0);
+        given().get("/items/" + sku + "/availability").then().statusCode(200);
+        crashes.crashAt(Checkpoints.Step.RELAY_COMMITTED);
+        return sku;
     }
 
     @Test
