@@ -2,13 +2,16 @@ package io.flashstock.architecture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.lang.reflect.Modifier;
-import java.util.Arrays;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -16,39 +19,42 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import io.flashstock.testsupport.Lane;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
- * CI's step 4 hands surefire the classes tagged {@link Lane#ALONE_TAG} by name (pom.xml: {@code test.alone-classes},
- * the profile {@code alone-by-name}), because Quarkus builds an application for every {@code @QuarkusTest} class
- * JUnit loads, before the tag filter drops it. The name pattern must match exactly the tagged classes: a tagged class
- * it missed would run in neither of CI's steps (step 3 leaves out the tag), an untagged one it named would run twice.
- * A plain unit test over the compiled test classes: no Quarkus, no servers.
+ * Surefire is handed the classes of a tag by name as well (pom.xml, {@code test.excludes-file} and the profiles
+ * {@code alone-by-name} and {@code alone-left-out-by-name}; {@code src/test/lanes/<tag>.txt}), because Quarkus builds
+ * an application for every {@code @QuarkusTest} class JUnit loads, before JUnit's tag filter drops it. Each file must
+ * name exactly the classes of its tag: a class tagged {@code alone} that {@code alone.txt} missed would run in
+ * neither of CI's steps, one tagged {@code full} that {@code full.txt} missed would cost the gate its application
+ * again, and a name without the tag would leave a gate class out. A plain unit test over the compiled test classes.
  */
 class LaneTagsTest {
 
     /** Surefire's default includes: what it hands JUnit at all. */
     private static final Pattern TEST_CLASS = Pattern.compile("Test.*|.*Test|.*Tests|.*TestCase");
+    /** A line of a lane file: one class, {@code **}{@code /Name.java}. */
+    private static final Pattern LINE = Pattern.compile("\\*\\*/(\\w+)\\.java");
 
-    @Test
-    void theAloneClassesAreExactlyTheOnesTheirPatternNames() {
-        String patterns = System.getProperty("test.alone-classes");
-        assumeTrue(patterns != null, "run through Maven, which passes pom.xml's test.alone-classes");
-        List<Pattern> named = Arrays.stream(patterns.split(",")).map(String::trim).map(LaneTagsTest::glob).toList();
+    @ParameterizedTest
+    @ValueSource(strings = { Lane.FULL_TAG, Lane.ALONE_TAG })
+    void eachLaneFileNamesExactlyTheClassesOfItsTag(String tag) throws IOException {
+        Set<String> named = new TreeSet<>();
+        for (String line : Files.readAllLines(Path.of("src/test/lanes", tag + ".txt"))) {
+            Matcher matcher = LINE.matcher(line.trim());
+            assertTrue(matcher.matches(), tag + ".txt: not a line of the form **/Name.java: " + line);
+            named.add(matcher.group(1));
+        }
         Set<String> tagged = new TreeSet<>();
-        Set<String> matched = new TreeSet<>();
         for (Class<?> test : testClasses()) {
-            if (tags(test).contains(Lane.ALONE_TAG)) {
+            if (tags(test).contains(tag)) {
                 tagged.add(test.getSimpleName());
             }
-            if (named.stream().anyMatch(p -> p.matcher(test.getSimpleName()).matches())) {
-                matched.add(test.getSimpleName());
-            }
         }
-        assertFalse(tagged.isEmpty(), "the shard-loss classes are tagged " + Lane.ALONE_TAG);
-        assertEquals(tagged, matched, "classes tagged " + Lane.ALONE_TAG + " against those test.alone-classes ("
-                + patterns + ") names");
+        assertFalse(tagged.isEmpty(), "no class is tagged " + tag);
+        assertEquals(tagged, named, "the classes tagged " + tag + " against those src/test/lanes/" + tag + ".txt names");
     }
 
     /** The concrete test classes surefire runs, loaded without initializing them. */
@@ -73,14 +79,5 @@ class LaneTagsTest {
         Set<String> tags = new TreeSet<>();
         AnnotationSupport.findRepeatableAnnotations(test, Tag.class).forEach(tag -> tags.add(tag.value()));
         return tags;
-    }
-
-    /** A surefire class-name pattern ({@code *} and {@code ?} wildcards) as a regular expression. */
-    private static Pattern glob(String pattern) {
-        StringBuilder regex = new StringBuilder();
-        for (char c : pattern.toCharArray()) {
-            regex.append(c == '*' ? ".*" : c == '?' ? "." : Pattern.quote(String.valueOf(c)));
-        }
-        return Pattern.compile(regex.toString());
     }
 }
