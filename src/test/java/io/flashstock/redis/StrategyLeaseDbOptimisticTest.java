@@ -12,10 +12,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
+import java.util.Set;
 
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.testsupport.OwnRedisResource;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -53,6 +55,16 @@ class StrategyLeaseDbOptimisticTest {
      * A rolling update from redis-lua to db-optimistic: the new pod changes no stock while the old ones serve (reads
      * are served), and once they are gone it drops the generation they sold under. Before, both sold at once.
      */
+    /**
+     * The Redis data sources exist before the scheduler starts the jobs. Created at once by the lease's first claim and
+     * a job's first run, one of them failed (the lease's claim counted as Redis not answering).
+     */
+    @Test
+    void theRedisClientsExistBeforeTheJobsStart() {
+        assertEquals(Set.of(RedisDataSource.class, ReactiveRedisDataSource.class),
+                RedisClientsAtStartup.createdBeforeTheScheduler);
+    }
+
     @Test
     void whileRedisLuaServesThisPodChangesNothing() {
         String sku = newSku("lease-db");
