@@ -29,8 +29,8 @@ public class LocalServersResource implements QuarkusTestResourceLifecycleManager
     public static final String TEST_JDBC_URL = "jdbc:mysql://127.0.0.1:3306/flashstock_test?createDatabaseIfNotExist=true";
     /**
      * The tests' own logical database on the shared Redis. Nothing ever flushes it; tests that flush, kill or restart
-     * Redis run against a server of their own ({@link OwnRedisResource}). A parallel run's other forks use indexes 12
-     * and 14 ({@link #testRedisHosts()}).
+     * Redis run against a server of their own ({@link OwnRedisResource}). A parallel run's second fork uses index 12
+     * ({@link #testRedisHosts()}).
      */
     public static final String TEST_REDIS_HOSTS = "redis://127.0.0.1:6379/13";
     /**
@@ -41,9 +41,9 @@ public class LocalServersResource implements QuarkusTestResourceLifecycleManager
     static final String FORK = "test.fork";
     /**
      * The shared Redis indexes the forks use, by fork number. Fork 1 keeps 13; the others avoid the indexes single
-     * classes take for themselves (7, 11; docs/testing.md) and the benchmark's (15).
+     * classes take for themselves (7, 11; docs/testing.md).
      */
-    private static final int[] FORK_REDIS_INDEXES = {13, 12, 14};
+    private static final int[] FORK_REDIS_INDEXES = {13, 12};
 
     private static volatile Map<String, String> resolved;
 
