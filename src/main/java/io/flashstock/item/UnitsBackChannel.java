@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.UUID;
 
 import io.flashstock.redis.RedisKeys;
+import io.flashstock.redis.RedisSubscription;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.RedisDataSource;
-import io.quarkus.redis.datasource.pubsub.ReactivePubSubCommands;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -56,7 +56,7 @@ public class UnitsBackChannel {
     /** Announces units back without waiting for Redis: a hung Redis must not slow a cancel or a restock. */
     private final ReactiveRedisDataSource announcer;
     private volatile Listener listener = NOBODY;
-    private volatile ReactivePubSubCommands.ReactiveRedisSubscriber subscriber;
+    private volatile RedisSubscription subscriber;
     /** How long a SUBSCRIBE (or UNSUBSCRIBE) is waited for: the Redis client's timeout. */
     private final Duration timeout;
     private volatile boolean listening;
@@ -84,10 +84,10 @@ public class UnitsBackChannel {
     }
 
     void stop() {
-        ReactivePubSubCommands.ReactiveRedisSubscriber current = subscriber;
+        RedisSubscription current = subscriber;
         if (current != null) {
             try {
-                current.unsubscribe().await().atMost(timeout);
+                current.close().await().atMost(timeout);
             } catch (RuntimeException e) {
                 LOG.debugf("Unsubscribing: %s", e.toString());
             }
@@ -117,9 +117,8 @@ public class UnitsBackChannel {
             return;
         }
         int current = ++subscription;
-        Uni<ReactivePubSubCommands.ReactiveRedisSubscriber> subscribing = announcer.pubsub(String.class)
-                .subscribe(List.of(RedisKeys.unitsBackChannel(), heartbeatChannel), this::onMessage,
-                        () -> stopped(current), error -> stopped(current))
+        Uni<RedisSubscription> subscribing = RedisSubscription.open(announcer.getRedis(),
+                List.of(RedisKeys.unitsBackChannel(), heartbeatChannel), this::onMessage, () -> stopped(current))
                 .memoize().indefinitely();
         try {
             subscriber = subscribing.await().atMost(timeout);
@@ -130,7 +129,7 @@ public class UnitsBackChannel {
             // A SUBSCRIBE answered after it was given up on (a busy Redis or pod) would leave a subscription that no
             // one owns, on a connection never closed: a second listener of every message, for good. End it as soon
             // as it comes.
-            subscribing.subscribe().with(late -> late.unsubscribe().subscribe().with(done -> {
+            subscribing.subscribe().with(late -> late.close().subscribe().with(done -> {
             }, failure -> LOG.debugf("Ending a late subscription: %s", failure.toString())), failure -> {
             });
             LOG.warnf("Cannot subscribe to %s (sold-out is not answered from memory until then): %s",
@@ -152,13 +151,13 @@ public class UnitsBackChannel {
 
     /** Gives up on the current subscription (its end, whenever it comes, changes nothing); everything is forgotten. */
     private synchronized void replaceSubscription() {
-        ReactivePubSubCommands.ReactiveRedisSubscriber old = subscriber;
+        RedisSubscription old = subscriber;
         subscription++;
         listening = false;
         listener.forgetAll();
         if (old != null) {
             try {
-                old.unsubscribe().await().atMost(timeout);
+                old.close().await().atMost(timeout);
             } catch (RuntimeException e) {
                 LOG.debugf("Unsubscribing the subscription given up on: %s", e.toString());
             }
@@ -182,7 +181,7 @@ public class UnitsBackChannel {
     }
 
     /** The current subscription (tests). */
-    ReactivePubSubCommands.ReactiveRedisSubscriber subscriber() {
+    RedisSubscription subscriber() {
         return subscriber;
     }
 
