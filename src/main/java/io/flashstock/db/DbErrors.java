@@ -40,6 +40,11 @@ public final class DbErrors {
      * as far as the system of record is concerned (the only CHECK a purchase can break).
      */
     public static boolean isSoldOut(Throwable error) {
+        return isCheckViolation(error);
+    }
+
+    /** A CHECK constraint refused the change (whichever: the caller knows which ones its change can break). */
+    public static boolean isCheckViolation(Throwable error) {
         return Causes.any(error, t -> t instanceof SQLException sql
                 && CHECK_VIOLATION_CODES.contains(sql.getErrorCode()));
     }

@@ -3,6 +3,7 @@ package io.flashstock.order;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -12,6 +13,7 @@ import java.util.stream.Collectors;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.db.ConflictRetry;
+import io.flashstock.db.DbErrors;
 import io.flashstock.item.Item;
 import io.flashstock.item.Ledger;
 import io.flashstock.item.StockEvent;
@@ -24,6 +26,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.Query;
 import org.jboss.logging.Logger;
 
 /**
@@ -31,7 +34,9 @@ import org.jboss.logging.Logger;
  * number of pods running it: each batch claims due orders with {@code FOR UPDATE SKIP LOCKED} (another pod, or
  * a concurrent cancel, holding a row makes this pod skip it), flips them to EXPIRED and returns their units in
  * the same transaction. Whether an order is due is judged by MySQL's clock ({@code UTC_TIMESTAMP}), the one clock
- * all pods share: a pod whose own clock runs ahead never expires a reservation early.
+ * all pods share: a pod whose own clock runs ahead never expires a reservation early. An order whose units MySQL
+ * refuses to take back (a CHECK constraint: its item's counters were tampered with or are corrupt) is set aside for a
+ * while instead of failing every batch that claims it, and with it the expiry of every order behind it.
  */
 @ApplicationScoped
 public class ReservationExpiryJob {
@@ -48,6 +53,7 @@ public class ReservationExpiryJob {
     private final FlashstockConfig.Expiry settings;
     private final Counter expired;
     private volatile Instant lastRun;
+    private final SetAsideOrders setAside;
 
     ReservationExpiryJob(EntityManager em, ConflictRetry retry, FlashstockConfig config, MeterRegistry registry,
             StockMirror mirror, Availability availability, StrategyLease lease) {
@@ -59,6 +65,7 @@ public class ReservationExpiryJob {
         this.settings = config.expiry();
         this.expired = Counter.builder("flashstock.orders.expired")
                 .description("RESERVED orders expired and their units returned").register(registry);
+        this.setAside = new SetAsideOrders(registry);
     }
 
     @Scheduled(identity = "reservation-expiry", every = "${flashstock.expiry.interval:5s}",
@@ -79,7 +86,7 @@ public class ReservationExpiryJob {
     public int expireDue() {
         int total = 0;
         for (int batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
-            Batch expiredBatch = retry.inNewTransactions(this::expireOneBatch);
+            Batch expiredBatch = expireNextBatch();
             mirror.apply(expiredBatch.events());
             expiredBatch.returnedAt().forEach(availability::changed);
             int count = expiredBatch.expired();
@@ -106,14 +113,74 @@ public class ReservationExpiryJob {
     private record Batch(int expired, List<StockEvent> events, Map<String, Long> returnedAt) {
     }
 
-    private Batch expireOneBatch() {
+    private Batch expireNextBatch() {
+        Set<String> skip = setAside.now();
+        try {
+            return retry.inNewTransactions(() -> expireOneBatch(skip, null));
+        } catch (RuntimeException e) {
+            if (!DbErrors.isCheckViolation(e)) {
+                throw e;
+            }
+            return expireOneByOne(skip);
+        }
+    }
+
+    /**
+     * A batch failed on a CHECK constraint: its due orders are expired again one purchase (or lone order) per
+     * transaction, and those MySQL still refuses are set aside.
+     */
+    private Batch expireOneByOne(Set<String> skip) {
+        @SuppressWarnings("unchecked")
+        List<Object[]> due = retry.inNewTransactions(() -> due("id, sku, purchase_id", skip, null, false)
+                .getResultList());
+        Map<String, List<Object[]>> groups = new LinkedHashMap<>();
+        for (Object[] row : due) {
+            groups.computeIfAbsent(row[2] != null ? (String) row[2] : (String) row[0], g -> new ArrayList<>()).add(row);
+        }
+        int expiredNow = 0;
+        List<StockEvent> events = new ArrayList<>();
+        Map<String, Long> returnedAt = new TreeMap<>();
+        for (List<Object[]> group : groups.values()) {
+            List<String> ids = group.stream().map(row -> (String) row[0]).toList();
+            try {
+                Batch one = retry.inNewTransactions(() -> expireOneBatch(skip, ids));
+                expiredNow += one.expired();
+                events.addAll(one.events());
+                one.returnedAt().forEach((sku, version) -> returnedAt.merge(sku, version, Math::max));
+            } catch (RuntimeException e) {
+                if (!DbErrors.isCheckViolation(e)) {
+                    throw e;
+                }
+                setAside.add(ids, group.stream().map(row -> (String) row[1]).collect(Collectors.toSet()), e);
+            }
+        }
+        return new Batch(expiredNow, events, returnedAt);
+    }
+
+    /**
+     * The due RESERVED orders' {@code columns}, oldest first, a batch at most: without those in {@code skip}, only
+     * those in {@code only} (when not null), and claimed ({@code FOR UPDATE SKIP LOCKED}) when {@code claim}.
+     */
+    private Query due(String columns, Set<String> skip, List<String> only, boolean claim) {
+        Query query = em.createNativeQuery("SELECT " + columns + " FROM purchase_order"
+                + " WHERE status = 'RESERVED' AND expires_at <= UTC_TIMESTAMP(6)"
+                + (skip.isEmpty() ? "" : " AND id NOT IN (:skip)") + (only == null ? "" : " AND id IN (:only)")
+                + " ORDER BY expires_at LIMIT :limit" + (claim ? " FOR UPDATE SKIP LOCKED" : ""))
+                .setParameter("limit", settings.batchSize());
+        if (!skip.isEmpty()) {
+            query.setParameter("skip", skip);
+        }
+        if (only != null) {
+            query.setParameter("only", only);
+        }
+        return query;
+    }
+
+    private Batch expireOneBatch(Set<String> skip, List<String> only) {
         Instant now = Timestamps.now();
         @SuppressWarnings("unchecked")
-        List<Object[]> due = wholePurchases(em.createNativeQuery("SELECT id, sku, quantity, purchase_id"
-                + " FROM purchase_order WHERE status = 'RESERVED' AND expires_at <= UTC_TIMESTAMP(6)"
-                + " ORDER BY expires_at LIMIT ?1 FOR UPDATE SKIP LOCKED")
-                .setParameter(1, settings.batchSize())
-                .getResultList());
+        List<Object[]> due = wholePurchases(due("id, sku, quantity, purchase_id", skip, only, true).getResultList(),
+                skip);
         if (due.isEmpty()) {
             return new Batch(0, List.of(), Map.of());
         }
@@ -167,15 +234,20 @@ public class ReservationExpiryJob {
      * and a cancel would answer with lines CANCELLED and EXPIRED.
      */
     @SuppressWarnings("unchecked")
-    private List<Object[]> wholePurchases(List<Object[]> claimed) {
+    private List<Object[]> wholePurchases(List<Object[]> claimed, Set<String> skip) {
         Set<String> purchases = claimed.stream().map(row -> (String) row[3]).filter(Objects::nonNull)
                 .collect(Collectors.toSet());
         if (purchases.isEmpty()) {
             return claimed;
         }
-        List<Object[]> lines = em.createNativeQuery("SELECT id, sku, quantity, purchase_id FROM purchase_order"
-                + " WHERE purchase_id IN (:purchases) AND status = 'RESERVED' AND expires_at <= UTC_TIMESTAMP(6)"
-                + " FOR UPDATE SKIP LOCKED").setParameter("purchases", purchases).getResultList();
+        Query linesQuery = em.createNativeQuery("SELECT id, sku, quantity, purchase_id"
+                + " FROM purchase_order WHERE purchase_id IN (:purchases) AND status = 'RESERVED'"
+                + " AND expires_at <= UTC_TIMESTAMP(6)" + (skip.isEmpty() ? "" : " AND id NOT IN (:skip)")
+                + " FOR UPDATE SKIP LOCKED").setParameter("purchases", purchases);
+        if (!skip.isEmpty()) {
+            linesQuery.setParameter("skip", skip); // a purchase with a line set aside is left whole
+        }
+        List<Object[]> lines = linesQuery.getResultList();
         Map<String, Long> reserved = new HashMap<>();
         for (Object[] row : (List<Object[]>) em.createNativeQuery("SELECT purchase_id, COUNT(*) FROM purchase_order"
                 + " WHERE purchase_id IN (:purchases) AND status = 'RESERVED' GROUP BY purchase_id")

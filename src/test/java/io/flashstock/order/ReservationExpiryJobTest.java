@@ -6,6 +6,7 @@ import static io.flashstock.testsupport.Shop.buy;
 import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
 import java.util.ArrayList;
@@ -19,6 +20,8 @@ import java.util.concurrent.Future;
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.LocalServersResource;
+import io.flashstock.testsupport.Pause;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -36,6 +39,9 @@ class ReservationExpiryJobTest {
 
     @Inject
     ReservationExpiryJob job;
+
+    @Inject
+    MeterRegistry meters;
 
     @Test
     void concurrentRunsReturnEachReservationOnce() throws Exception {
@@ -102,5 +108,39 @@ class ReservationExpiryJobTest {
                 purchaseId));
         assertCounters(first, 5, 5, 0, 0);
         assertCounters(second, 5, 5, 0, 0);
+    }
+
+    /**
+     * An order whose units MySQL refuses to take back (its item's counters changed by hand so that returning them
+     * breaks a CHECK constraint) is set aside: it stays RESERVED and the orders behind it expire. Before, it failed
+     * every batch that claimed it, and no order behind it ever expired.
+     */
+    @Test
+    void anOrderMySqlWillNotTakeBackDoesNotStopTheOthers() {
+        String broken = newSku("expiry-broken");
+        String fine = newSku("expiry-fine");
+        createItem(broken, 2, 0);
+        createItem(fine, 3, 0);
+        String stuck = buy(broken, "stuck", 1);
+        List<String> behind = List.of(buy(fine, "behind-1", 1), buy(fine, "behind-2", 1));
+        Db.update("UPDATE item SET available = available + reserved, reserved = 0 WHERE sku = ?", broken);
+        try {
+            Db.makeDue(stuck); // the oldest due order
+            behind.forEach(Db::makeDue);
+            job.expireDue();
+            assertTrue(Pause.until(() -> Db.count("SELECT COUNT(*) FROM purchase_order WHERE sku = ? AND status ="
+                    + " 'EXPIRED'", fine) == 2, 10_000), "the orders behind the refused one expired");
+            assertCounters(fine, 3, 3, 0, 0);
+            assertEquals(1, Db.count("SELECT COUNT(*) FROM purchase_order WHERE id = ? AND status = 'RESERVED'",
+                    stuck), "the refused order stays RESERVED");
+            assertEquals(1.0, meters.get("flashstock.orders.expiry.stuck").gauge().value());
+            job.expireDue(); // set aside: no batch claims it again, nothing fails
+            assertEquals(1, Db.count("SELECT COUNT(*) FROM purchase_order WHERE id = ? AND status = 'RESERVED'",
+                    stuck));
+        } finally {
+            Db.update("UPDATE item SET available = available - 1, reserved = 1 WHERE sku = ?", broken);
+        }
+        given().post("/orders/" + stuck + "/cancel").then().statusCode(200); // repaired; nothing left reserved
+        assertCounters(broken, 2, 2, 0, 0);
     }
 }
