@@ -1,15 +1,14 @@
 package io.flashstock.purchase;
 
 import io.flashstock.web.InputRules;
-import jakarta.validation.constraints.Min;
-import jakarta.validation.constraints.NotNull;
-import jakarta.validation.constraints.Pattern;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
  * Body of {@code POST /items/{sku}/purchases}. The upper bound of quantity is configuration. {@code userId} is
  * required from a shop and optional from a buyer, who buys as its token's user ({@link io.flashstock.access.Caller}).
+ * Its rules are checked by {@link PurchaseInput}; the {@code @Schema} annotations only describe them in /q/openapi.
  */
 public record PurchaseRequest(
-        @Pattern(regexp = InputRules.USER_ID, message = InputRules.USER_ID_MESSAGE) String userId,
-        @NotNull @Min(1) Integer quantity) {
+        @Schema(pattern = InputRules.USER_ID) String userId,
+        @Schema(required = true, minimum = "1") Integer quantity) {
 }

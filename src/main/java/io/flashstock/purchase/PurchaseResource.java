@@ -8,9 +8,6 @@ import io.flashstock.deduction.PurchaseOutcome;
 import io.flashstock.web.InputRules;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
-import jakarta.validation.Valid;
-import jakarta.validation.constraints.NotNull;
-import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -19,6 +16,8 @@ import jakarta.ws.rs.core.MediaType;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
 
@@ -45,16 +44,18 @@ public class PurchaseResource {
      * <p>Runs on the event loop: a purchase refused from memory (a known sold-out, the storm of a sale's last
      * seconds) is answered there, and so is a redis-lua write-behind purchase, whose script runs on the reactive
      * Redis client. What blocks (MySQL, a lock wait) goes to a worker thread ({@link PurchaseService#purchase}).
+     * Its input rules are checked by {@link PurchaseInput}, not Bean Validation.
      */
     @POST
     @RolesAllowed({ Roles.SHOP, Roles.BUYER })
     @Consumes(MediaType.APPLICATION_JSON)
     public Uni<Response> purchase(
-            @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
-            @RestHeader(IDEMPOTENCY_KEY) @Pattern(regexp = InputRules.IDEMPOTENCY_KEY,
-                    message = InputRules.IDEMPOTENCY_KEY_MESSAGE) String idempotencyKey,
-            @NotNull(message = "a JSON body is required") @Valid PurchaseRequest request,
+            @RestPath @Parameter(schema = @Schema(pattern = InputRules.SKU)) String sku,
+            @RestHeader(IDEMPOTENCY_KEY) @Parameter(schema = @Schema(pattern = InputRules.IDEMPOTENCY_KEY))
+            String idempotencyKey,
+            PurchaseRequest request,
             @Context HttpServerRequest connection) {
+        PurchaseInput.check(sku, idempotencyKey, request);
         String userId = caller.purchaser(request.userId());
         String address = connection.remoteAddress() == null ? null : connection.remoteAddress().hostAddress();
         return purchases.purchase(sku, userId, request.quantity(), idempotencyKey, address)

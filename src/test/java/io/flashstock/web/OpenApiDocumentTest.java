@@ -152,6 +152,23 @@ class OpenApiDocumentTest {
                 map(problem, "properties").keySet());
     }
 
+    /** The purchase's input rules, checked by hand ({@code PurchaseInput}), are still described in the document. */
+    @Test
+    void thePurchaseDocumentsItsInputRules() {
+        Map<String, Object> post = map(map(map(document, "paths"), "/items/{sku}/purchases"), "post");
+        Map<String, String> patterns = new LinkedHashMap<>();
+        for (Object parameter : (List<?>) post.get("parameters")) {
+            Map<?, ?> described = (Map<?, ?>) parameter;
+            patterns.put((String) described.get("name"), (String) ((Map<?, ?>) described.get("schema")).get("pattern"));
+        }
+        assertEquals(InputRules.SKU, patterns.get("sku"));
+        assertEquals(InputRules.IDEMPOTENCY_KEY, patterns.get("Idempotency-Key"));
+        Map<String, Object> body = map(map(map(document, "components"), "schemas"), "PurchaseRequest");
+        assertEquals(InputRules.USER_ID, map(map(body, "properties"), "userId").get("pattern"));
+        assertEquals(1, ((Number) map(map(body, "properties"), "quantity").get("minimum")).intValue());
+        assertEquals(List.of("quantity"), body.get("required"));
+    }
+
     /** The documented examples agree with what the service answers (type, title, status, fixed details). */
     @Test
     void examplesMatchRealAnswers() {
