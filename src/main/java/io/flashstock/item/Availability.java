@@ -16,7 +16,7 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
@@ -34,7 +34,7 @@ import org.jboss.logging.Logger;
  * refusing units that are there. Without the subscription (Redis unreachable) nothing is answered from memory, and
  * entries last the TTL.
  */
-@ApplicationScoped
+@Singleton
 public class Availability {
 
     private static final Logger LOG = Logger.getLogger(Availability.class);

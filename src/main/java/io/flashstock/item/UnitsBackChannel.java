@@ -9,7 +9,7 @@ import io.flashstock.redis.RedisSubscription;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.smallrye.mutiny.Uni;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -20,7 +20,7 @@ import org.jboss.logging.Logger;
  * this pod learned itself. Whoever keeps what it knows of the items ({@link Availability}) hears all of it through one
  * {@link Listener}; this class knows nothing of what it keeps.
  */
-@ApplicationScoped
+@Singleton
 public class UnitsBackChannel {
 
     private static final Logger LOG = Logger.getLogger(UnitsBackChannel.class);

@@ -11,7 +11,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -23,7 +23,7 @@ import org.jboss.logging.Logger;
  * {@code flashstock.rate-limit.on-redis-error} says: {@code allow} (the default) lets the request go on unchecked
  * (counted in {@code flashstock.rate.unchecked}), {@code refuse} answers 503 {@code unavailable}.
  */
-@ApplicationScoped
+@Singleton
 public class RateLimiter {
 
     private static final Logger LOG = Logger.getLogger(RateLimiter.class);

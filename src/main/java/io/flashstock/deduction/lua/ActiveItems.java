@@ -17,7 +17,7 @@ import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.redis.datasource.sortedset.ScoreRange;
 import io.quarkus.redis.datasource.sortedset.ScoredValue;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 /**
@@ -32,7 +32,7 @@ import org.jboss.logging.Logger;
  * set unless announced since ({@code lua/retire_item.lua}). An item with pending orders never leaves.</li>
  * </ul>
  */
-@ApplicationScoped
+@Singleton
 public class ActiveItems {
 
     private static final Logger LOG = Logger.getLogger(ActiveItems.class);

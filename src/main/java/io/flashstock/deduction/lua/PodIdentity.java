@@ -2,14 +2,14 @@ package io.flashstock.deduction.lua;
 
 import java.util.UUID;
 
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 
 /**
  * This pod's random identity in Redis: written into the pending orders it acknowledges, so that in write-behind its
  * relay persists its own entries at once and leaves other pods' entries to them (or to the claim after
  * {@code flashstock.lua.claim-after}).
  */
-@ApplicationScoped
+@Singleton
 public class PodIdentity {
 
     private final String id = UUID.randomUUID().toString();
