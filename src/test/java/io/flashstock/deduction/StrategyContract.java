@@ -289,6 +289,10 @@ public abstract class StrategyContract extends LedgerContract {
         given().post("/orders/" + orderId + "/confirm").then().statusCode(200).body("status", equalTo("CONFIRMED"));
         given().post("/orders/" + orderId + "/confirm").then().statusCode(200).body("status", equalTo("CONFIRMED"));
         assertCounters(sku, 5, 3, 0, 2);
+        // every counter change stamps the item with the time in UTC, as every other row's times are
+        long behind = Db.count("SELECT TIMESTAMPDIFF(SECOND, updated_at, UTC_TIMESTAMP(6)) FROM item WHERE sku = ?",
+                sku);
+        assertTrue(behind >= -2 && behind <= 60, "the item's updated_at is " + behind + " s behind UTC");
 
         given().post("/orders/" + orderId + "/cancel").then().statusCode(409)
                 .contentType("application/problem+json").body("type", endsWith("order-not-reserved"));
