@@ -51,7 +51,8 @@ Builds:
                            flashstock_events_delivery_seconds over the hot sell's deliveries (a bucket bound)
 Options:
   --strategies LIST        comma-separated subset of: db-optimistic,redis-lock,redis-lua (redis-lua: both
-                           write-through and write-behind); default all
+                           write-through and write-behind), redis-lua:write-through, redis-lua:write-behind;
+                           default all
   --concurrency N          connections of the hot sell (default 50)
   --rounds N               rounds per strategy, each one run of A and one of B (default 3)
   --seconds S              seconds of each hot sell (default 20)

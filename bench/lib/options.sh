@@ -41,7 +41,8 @@ no-op request (the HTTP floor), the mean batch of the purchase script's calls (f
 Options:
   --write-docs         write docs/benchmarks.md and docs/benchmarks.png in any mode
   --docs-dir DIR       where to write them (default: docs/ of this checkout)
-  --strategies LIST    comma-separated subset of: db-optimistic,redis-lock,redis-lua
+  --strategies LIST    comma-separated subset of: db-optimistic,redis-lock,redis-lua (both modes),
+                       redis-lua:write-through, redis-lua:write-behind
   --concurrency LIST   comma-separated client counts, instead of the mode's
   --reps N             repetitions per concurrency, instead of the mode's
   --catalog LIST       comma-separated catalog sizes (items; 0 = empty catalog), instead of the mode's;
@@ -160,14 +161,16 @@ apply_mode() {
 }
 
 # select_configs: CONFIGS, what runs: strategy[:persistence mode], those of ALL_CONFIGS whose strategy is in
-# ONLY_STRATEGIES (comma-separated; empty: all). redis-lua is covered with both of its persistence modes. Exits 2
+# ONLY_STRATEGIES (comma-separated; empty: all). redis-lua is covered with both of its persistence modes, one of them
+# alone as redis-lua:write-through or redis-lua:write-behind. Exits 2
 # when none matches. bench/compare.sh selects its strategies with it too.
 ALL_CONFIGS=(db-optimistic redis-lock redis-lua:write-through redis-lua:write-behind)
 select_configs() {
   local config
   CONFIGS=()
   for config in "${ALL_CONFIGS[@]}"; do
-    if [ -z "$ONLY_STRATEGIES" ] || [[ ",$ONLY_STRATEGIES," == *",${config%%:*},"* ]]; then CONFIGS+=("$config"); fi
+    if [ -z "$ONLY_STRATEGIES" ] || [[ ",$ONLY_STRATEGIES," == *",${config%%:*},"* ]] \
+      || [[ ",$ONLY_STRATEGIES," == *",$config,"* ]]; then CONFIGS+=("$config"); fi
   done
   ((${#CONFIGS[@]} > 0)) || { echo "--strategies matched none of: db-optimistic, redis-lock, redis-lua" >&2; exit 2; }
 }
