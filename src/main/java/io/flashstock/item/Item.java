@@ -1,7 +1,10 @@
 package io.flashstock.item;
 
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Instant;
 
+import io.flashstock.support.Timestamps;
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
 import io.quarkus.panache.common.Parameters;
 import jakarta.persistence.Column;
@@ -9,6 +12,7 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
+import org.hibernate.Session;
 
 /**
  * One sellable item and its counters, the system of record. Always {@code stock == available + reserved + sold};
@@ -183,12 +187,40 @@ public class Item extends PanacheEntityBase {
     }
 
     /**
-     * Moves units from available to reserved for orders decided elsewhere (Redis); the CHECK refuses them if MySQL
-     * has not the units. Rows changed.
+     * The one change of {@link #reserveUnitsForVersion} in SQL: {@link #changeCounters}'s version and update-time
+     * bump included, then the version it gave the row, in one round trip.
      */
-    public static int reserveUnits(String sku, int quantity, Instant now) {
-        return changeCounters(sku, "available = available - :quantity, reserved = reserved + :quantity", "",
-                Parameters.with("quantity", quantity), now);
+    private static final String RESERVE_UNITS = "UPDATE item SET available = available - ?, reserved = reserved + ?,"
+            + " version = version + 1, updated_at = ? WHERE sku = ?; SELECT version FROM item WHERE sku = ?";
+
+    /**
+     * Moves units from available to reserved for orders decided elsewhere (Redis); the CHECK refuses them if MySQL
+     * has not the units. Returns the version the change gave the item (what {@link #currentVersion} would read next
+     * in this transaction), or 0 when there is no such item. The hottest change of write-through and the relay, once
+     * per batch of orders: sent as SQL rather than through {@link #changeCounters}, whose JPQL Hibernate translates
+     * again on every execution (that update and the version read were about half of Hibernate's samples in a
+     * write-through hot sell), and both statements in one round trip. Like the bulk updates, it flushes the session
+     * first and leaves an {@code Item} this session manages as it was.
+     */
+    public static long reserveUnitsForVersion(String sku, int quantity, Instant now) {
+        Session session = getSession();
+        session.flush();
+        return session.doReturningWork(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(RESERVE_UNITS)) {
+                statement.setInt(1, quantity);
+                statement.setInt(2, quantity);
+                statement.setObject(3, Timestamps.utc(now));
+                statement.setString(4, sku);
+                statement.setString(5, sku);
+                statement.execute();
+                if (statement.getUpdateCount() == 0 || !statement.getMoreResults()) {
+                    return 0L;
+                }
+                try (ResultSet version = statement.getResultSet()) {
+                    return version.next() ? version.getLong(1) : 0L;
+                }
+            }
+        });
     }
 
     /**

@@ -3,11 +3,14 @@ package io.flashstock.item;
 import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Instant;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import io.flashstock.db.DbErrors;
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.LocalServersResource;
@@ -38,17 +41,44 @@ class ItemCountersTest {
     @Test
     void everyBulkChangeBumpsTheVersion() {
         assertChange(sku -> Item.addStock(sku, 5, Instant.now()), Map.of("stock", 15L, "available", 15L), 1);
-        assertChange(sku -> Item.reserveUnits(sku, 3, Instant.now()), Map.of("available", 7L, "reserved", 3L), 1);
+        assertChange(sku -> Item.reserveUnitsForVersion(sku, 3, Instant.now()), Map.of("available", 7L, "reserved", 3L), 1);
         assertChange(sku -> Item.reserveFenced(sku, 3, 1, Instant.now()), Map.of("available", 7L, "reserved", 3L),
                 1);
         assertChange(sku -> {
-            Item.reserveUnits(sku, 3, Instant.now());
+            Item.reserveUnitsForVersion(sku, 3, Instant.now());
             Item.sellReserved(sku, 2, Instant.now());
         }, Map.of("available", 7L, "reserved", 1L, "sold", 2L), 2);
         assertChange(sku -> {
-            Item.reserveUnits(sku, 3, Instant.now());
+            Item.reserveUnitsForVersion(sku, 3, Instant.now());
             Item.returnReserved(sku, 3, Instant.now());
         }, Map.of("available", 10L, "reserved", 0L), 2);
+    }
+
+    /**
+     * The orders' reserve in SQL (write-through, the relay, carts): the version it returns is the one it gave the row,
+     * 0 for no such item, and MySQL's CHECK refuses units it has not, as a sold-out, changing nothing.
+     */
+    @Test
+    void reservingUnitsReturnsTheVersionItGaveTheItem() {
+        String sku = newSku("counters");
+        createItem(sku, 10, 0);
+        long before = Db.item(sku).get("version");
+        long[] seen = new long[2];
+        QuarkusTransaction.requiringNew().run(() -> {
+            seen[0] = Item.reserveUnitsForVersion(sku, 3, Instant.now());
+            seen[1] = Item.currentVersion(sku);
+        });
+        assertEquals(before + 1, seen[0]);
+        assertEquals(seen[0], seen[1], "what the transaction reads next");
+        assertEquals(seen[0], Db.item(sku).get("version"), "what it committed");
+        assertEquals(0L, QuarkusTransaction.requiringNew()
+                .call(() -> Item.reserveUnitsForVersion(newSku("missing"), 1, Instant.now())));
+        RuntimeException refused = assertThrows(RuntimeException.class, () -> QuarkusTransaction.requiringNew()
+                .run(() -> Item.reserveUnitsForVersion(sku, 8, Instant.now())));
+        assertTrue(DbErrors.isSoldOut(refused), refused.toString());
+        Map<String, Long> row = Db.item(sku);
+        assertEquals(7L, row.get("available"));
+        assertEquals(seen[0], row.get("version"), "a refused reserve leaves the version");
     }
 
     /** redis-lock's batch: the fence claim moves no counter; the reservations decided after it bump the version. */

@@ -156,10 +156,11 @@ public class PendingOrderWriter {
         Map<String, Long> versions = new HashMap<>();
         List<PurchaseOrder> orders = new ArrayList<>(lines.size());
         for (PendingOrder line : lines) {
-            if (Item.reserveUnits(line.sku(), line.quantity(), now) == 0) {
+            long version = Item.reserveUnitsForVersion(line.sku(), line.quantity(), now);
+            if (version == 0) {
                 throw new ItemGone(); // rolls back the lines reserved before it
             }
-            versions.put(line.sku(), Item.currentVersion(line.sku()));
+            versions.put(line.sku(), version);
             PurchaseOrder order = PurchaseOrder.reserved(line.orderId(), line.sku(), purchase.userId, line.quantity(),
                     null, null, purchase.createdAt, Duration.between(purchase.createdAt, purchase.expiresAt));
             order.purchaseId = purchase.id;
@@ -226,8 +227,7 @@ public class PendingOrderWriter {
         }
         long version = 0;
         if (!fresh.isEmpty()) {
-            Item.reserveUnits(sku, units, Timestamps.now());
-            version = Item.currentVersion(sku);
+            version = Item.reserveUnitsForVersion(sku, units, Timestamps.now());
             try {
                 OrderWriter.insert(fresh);
             } catch (RetryableConflict duplicate) {
