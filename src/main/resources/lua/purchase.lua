@@ -34,6 +34,6 @@
 --       | {'COLD'} (no stock hash: never warmed, or Redis lost it) | {'STALE'} | {'VOID'}
 -- (available, seq) after the call let the pod answer sold-out from memory until a units-back message with a newer seq.
 local item = open_item(KEYS, ARGV)
-local reply = decide(item, KEYS, ARGV)
+local reply = decide(item, KEYS, 1, ARGV)
 close_item(item, KEYS, ARGV)
 return reply

@@ -1,7 +1,9 @@
 -- redis-lua: the rules of a purchase, in one place for purchase.lua (one purchase) and purchase_batch.lua (several
 -- purchases of one item, in one call). LuaScript puts this file before each of them.
--- Each function takes a purchase's KEYS and ARGV laid out as purchase.lua documents them (the batch builds one such
--- pair per purchase), so every key still comes through KEYS.
+-- Each function takes the call's KEYS, the purchase's place i in the call (1 in purchase.lua) and its ARGV laid out
+-- as purchase.lua documents them (the batch builds one per purchase), so every key still comes through KEYS. A call
+-- of n purchases lists after the item's four keys each purchase's own three by kind: the users' keys at 4 + i, the
+-- tombstones at 4 + n + i, the keys' older names at 4 + 2n + i (so n = 1 gives purchase.lua's KEYS[5], [6], [7]).
 -- A call reads the item once (open_item), decides its purchases in arrival order against what it read and what the
 -- call's earlier purchases took (decide), then writes once what they took (close_item): the counters first, then
 -- for each purchase, in the order purchase.lua always wrote them, its stream entry, held record and key. Nothing is
@@ -10,7 +12,7 @@
 
 -- The item's hash, read once per call (KEYS[1..4] and the ARGV shared by every purchase of the call).
 local function open_item(KEYS, ARGV)
-  local item = {made = {}, keys = {}, users = {}, taken = 0}
+  local item = {made = {}, keys = {}, users = {}, taken = 0, n = 1}
   if redis.call('EXISTS', KEYS[1]) == 0 then
     item.cold = true
     return item
@@ -49,14 +51,23 @@ local function window(item)
   return nil
 end
 
--- An earlier purchase with this Idempotency-Key (KEYS[5], then the older name KEYS[7]): its reply, or nil.
-local function earlier_answer(item, KEYS, ARGV)
+-- KEYS[slot]'s value, nil when absent: as the batch read it ahead (item.read, by slot), else read now.
+local function read_key(item, KEYS, slot)
+  local value = item.read and item.read[slot]
+  if value == nil then
+    value = redis.call('GET', KEYS[slot])
+  end
+  return value or nil
+end
+
+-- An earlier purchase with this Idempotency-Key (the user's key, then the key's older name): its reply, or nil.
+local function earlier_answer(item, KEYS, i, ARGV)
   local fingerprint = ARGV[4]
-  local slot = 5
-  local earlier = item.keys[KEYS[slot]] or redis.call('GET', KEYS[slot])
+  local slot = 4 + i
+  local earlier = item.keys[KEYS[slot]] or read_key(item, KEYS, slot)
   if not earlier then
-    slot = 7
-    earlier = redis.call('GET', KEYS[slot])
+    slot = 4 + 2 * item.n + i
+    earlier = read_key(item, KEYS, slot)
     if earlier and string.match(earlier, '^%S+ (%S+)') ~= fingerprint then
       -- Another user's, or this user's with another quantity: a new purchase here, which MySQL's unique key refuses
       -- (write-through answers 422 then; write-behind takes it back, as for a key Redis forgot).
@@ -77,6 +88,9 @@ local function earlier_answer(item, KEYS, ARGV)
       item.keys[KEYS[slot]] = earlier .. ' R' -- made by this call: written so by close_item
     else
       redis.call('SET', KEYS[slot], earlier .. ' R', 'KEEPTTL')
+      if item.read then
+        item.read[slot] = earlier .. ' R'
+      end
     end
   end
   return {'REPLAY', id, created, expires}
@@ -84,15 +98,16 @@ end
 
 -- One purchase against the item as this call left it so far. Its reply, as purchase.lua documents it; an 'OK' reply
 -- is completed by close_item.
-local function decide(item, KEYS, ARGV)
+local function decide(item, KEYS, i, ARGV)
   if item.cold then
     return {'COLD'}
   end
-  if redis.call('EXISTS', KEYS[6]) == 1 then
+  local void = 4 + item.n + i
+  if not item.no_void and redis.call('EXISTS', KEYS[void]) == 1 then
     return {'VOID'}
   end
   if ARGV[4] ~= '' then
-    local replay = earlier_answer(item, KEYS, ARGV)
+    local replay = earlier_answer(item, KEYS, i, ARGV)
     if replay then
       return replay
     end
@@ -136,26 +151,28 @@ local function decide(item, KEYS, ARGV)
   item.taken = item.taken + quantity
   item.seq = item.seq + 1
   local reply = {'OK'}
-  item.made[#item.made + 1] = {keys = KEYS, args = ARGV, quantity = quantity, expires = expires, reply = reply,
-    available = item.available, seq = item.seq}
+  item.made[#item.made + 1] = {i = i, args = ARGV, expires = expires, reply = reply, available = item.available,
+    seq = item.seq}
   if ARGV[4] ~= '' then
-    item.keys[KEYS[5]] = ARGV[1] .. ' ' .. ARGV[4] .. ' ' .. ARGV[5] .. ' ' .. expires
+    item.keys[KEYS[4 + i]] = ARGV[1] .. ' ' .. ARGV[4] .. ' ' .. ARGV[5] .. ' ' .. expires
   end
   return reply
 end
 
 -- One purchase's stream entry, its held record right after it (the undo of a purchase finds its entry through that
--- record) and its key; its reply completed. KEYS and ARGV are the purchase's own.
+-- record) and its key; its reply completed. ARGV is the purchase's own; its quantity goes as it came (a Lua number
+-- would be formatted into a string again for each command).
 local function write_made(item, made, KEYS, ARGV)
   if item.limit > 0 then
-    redis.call('HINCRBY', KEYS[2], ARGV[2], made.quantity)
+    redis.call('HINCRBY', KEYS[2], ARGV[2], ARGV[3])
   end
-  local entry = redis.call('XADD', KEYS[4], '*', 'id', ARGV[1], 'user', ARGV[2], 'qty', made.quantity,
+  local entry = redis.call('XADD', KEYS[4], '*', 'id', ARGV[1], 'user', ARGV[2], 'qty', ARGV[3],
     'key', ARGV[8], 'fp', ARGV[4], 'created', ARGV[5], 'expires', made.expires, 'pod', ARGV[9], 'ep', item.epoch,
     'cart', ARGV[13])
-  redis.call('HSET', KEYS[3], ARGV[1], ARGV[2] .. ' ' .. made.quantity .. ' ' .. entry)
+  redis.call('HSET', KEYS[3], ARGV[1], ARGV[2] .. ' ' .. ARGV[3] .. ' ' .. entry)
   if ARGV[4] ~= '' then
-    redis.call('SET', KEYS[5], item.keys[KEYS[5]], 'EX', ARGV[7])
+    local slot = 4 + made.i
+    redis.call('SET', KEYS[slot], item.keys[KEYS[slot]], 'EX', ARGV[7])
   end
   local reply = made.reply
   reply[2], reply[3], reply[4], reply[5], reply[6] = entry, item.epoch, made.available, made.seq, made.expires
@@ -173,7 +190,7 @@ local function close_item(item, KEYS, ARGV)
     redis.call('XGROUP', 'CREATE', KEYS[4], 'relay', '0', 'MKSTREAM')
   end
   for _, made in ipairs(item.made) do
-    write_made(item, made, made.keys, made.args)
+    write_made(item, made, KEYS, made.args)
   end
   if ARGV[10] == 'OWN' then
     -- Every write-through call takes what is new, so what is new now is this call's entries alone.

@@ -39,6 +39,8 @@ class PurchaseCombiner {
 
     /** Keys of purchase.lua that are the item's (the rest are the purchase's own). */
     private static final int ITEM_KEYS = 4;
+    /** purchase.lua's keys of one purchase after the item's: the user's key, its tombstone, the key's older name. */
+    private static final int OWN_KEYS = 3;
     /** purchase.lua's ARGV indexes (from 0) that are the same for every purchase of a pod: sent once per batch. */
     private static final int[] SHARED_ARGS = {6, 8, 9, 10, 11};
     /** purchase.lua's ARGV indexes of each purchase's own values, in purchase_batch.lua's order. */
@@ -206,11 +208,17 @@ class PurchaseCombiner {
         }
     }
 
+    /**
+     * The item's keys, then each purchase's own by kind (purchase_batch.lua reads each kind of all purchases in one
+     * command): every user's key, every tombstone, every older key name.
+     */
     private static List<String> batchKeys(List<Waiting> batch) {
-        List<String> keys = new ArrayList<>(ITEM_KEYS + 3 * batch.size());
+        List<String> keys = new ArrayList<>(ITEM_KEYS + OWN_KEYS * batch.size());
         keys.addAll(batch.get(0).keys.subList(0, ITEM_KEYS));
-        for (Waiting purchase : batch) {
-            keys.addAll(purchase.keys.subList(ITEM_KEYS, purchase.keys.size()));
+        for (int kind = ITEM_KEYS; kind < ITEM_KEYS + OWN_KEYS; kind++) {
+            for (Waiting purchase : batch) {
+                keys.add(purchase.keys.get(kind));
+            }
         }
         return keys;
     }

@@ -387,36 +387,83 @@ abstract class HotStockResilience {
             createItem(sku, 4, 2);
             hotStock.prepare(sku);
         }
+        assertEquals(expected, decideOneByOne(alone, eightPurchases(alone)), "one at a time");
+        assertEquals(expected, decideWaitingTogether(together, eightPurchases(together)), "waiting together");
+        assertEquals(hot(alone), hot(together));
+        assertEquals(rest(alone), rest(together));
+    }
+
+    /**
+     * Keys that answer before the call that repeats them: a batch reads every key of its purchases, under both names,
+     * in one command before it decides any (and, with no purchase voided, checks no tombstone one by one), and still
+     * answers each as it would alone: a repeat of a key made by an earlier call (twice, then with another request),
+     * a repeat under the key's older name, and another user's older key (a new purchase). write-behind marks both
+     * keys as answered to a repeat, as alone.
+     */
+    @Test
+    void keysOfEarlierCallsAnswerInABatchAsAlone() throws Exception {
+        List<String> expected = List.of("OK", "REPLAY", "REPLAY", "OK", "REPLAY", "KEY_REUSED");
+        String alone = newSku("keys-one-by-one");
+        String together = newSku("keys-together");
+        for (String sku : List.of(alone, together)) {
+            createItem(sku, 10, 0);
+            hotStock.prepare(sku);
+            Buy first = new Buy("u-a", 1, "k-1", "fp-1", false);
+            assertEquals(List.of("OK"), decideOneByOne(sku, List.of(call(sku, first))));
+            redis.value(String.class).setex(RedisKeys.legacyIdempotency(sku, "k-old"), 600,
+                    UUID.randomUUID() + " fp-old 1795809785 1795831385");
+        }
+        List<Buy> buys = List.of(new Buy("u-z", 1, null, null, false), new Buy("u-a", 1, "k-1", "fp-1", false),
+                new Buy("u-d", 1, "k-old", "fp-old", false), new Buy("u-e", 1, "k-old", "fp-other", false),
+                new Buy("u-a", 1, "k-1", "fp-1", false), new Buy("u-a", 2, "k-1", "fp-9", false));
+        assertEquals(expected, decideOneByOne(alone, buys.stream().map(b -> call(alone, b)).toList()), "one at a time");
+        assertEquals(expected, decideWaitingTogether(together, buys.stream().map(b -> call(together, b)).toList()),
+                "waiting together");
+        assertEquals(hot(alone), hot(together));
+        assertEquals(rest(alone), rest(together));
+        assertEquals(legacyKeyMarked(alone), legacyKeyMarked(together));
+    }
+
+    private boolean legacyKeyMarked(String sku) {
+        return String.valueOf(redis.value(String.class).get(RedisKeys.legacyIdempotency(sku, "k-old"))).endsWith(" R");
+    }
+
+    /** The replies' kinds of {@code calls} to purchase.lua on {@code sku}, sent one after the other. */
+    private List<String> decideOneByOne(String sku, List<Map.Entry<List<String>, List<String>>> calls) {
         List<String> answers = new ArrayList<>();
-        for (Map.Entry<List<String>, List<String>> call : eightPurchases(alone)) {
-            answers.add(combiner.decide(alone, call.getKey(), call.getValue()).await().atMost(Duration.ofSeconds(5))
+        for (Map.Entry<List<String>, List<String>> call : calls) {
+            answers.add(combiner.decide(sku, call.getKey(), call.getValue()).await().atMost(Duration.ofSeconds(5))
                     .get(0).toString());
         }
-        assertEquals(expected, answers, "one at a time");
+        return answers;
+    }
 
+    /**
+     * The replies' kinds of {@code calls} on {@code sku} sent while Redis is paused, so that the first is in flight
+     * alone and the others queue behind it: two calls, the second a batch of all the others.
+     */
+    private List<String> decideWaitingTogether(String sku, List<Map.Entry<List<String>, List<String>>> calls)
+            throws Exception {
         DistributionSummary sizes = meters.find("flashstock.lua.purchase.batch.size").summary();
         long callsBefore = sizes.count();
         double purchases = sizes.totalAmount();
-        List<Map.Entry<List<String>, List<String>>> calls = eightPurchases(together);
         List<CompletableFuture<Response>> waiting = new ArrayList<>();
         OwnRedisResource.server().pause();
         try {
             for (Map.Entry<List<String>, List<String>> call : calls) {
-                waiting.add(combiner.decide(together, call.getKey(), call.getValue()).subscribeAsCompletionStage());
+                waiting.add(combiner.decide(sku, call.getKey(), call.getValue()).subscribeAsCompletionStage());
             }
             Thread.sleep(200);
         } finally {
             OwnRedisResource.server().resume();
         }
-        List<String> combined = new ArrayList<>();
+        List<String> answers = new ArrayList<>();
         for (CompletableFuture<Response> answer : waiting) {
-            combined.add(answer.get(5, TimeUnit.SECONDS).get(0).toString());
+            answers.add(answer.get(5, TimeUnit.SECONDS).get(0).toString());
         }
-        assertEquals(expected, combined, "waiting together");
-        assertEquals(2, sizes.count() - callsBefore, "the first alone, the seven that waited in one call");
-        assertEquals(8.0, sizes.totalAmount() - purchases);
-        assertEquals(hot(alone), hot(together));
-        assertEquals(rest(alone), rest(together));
+        assertEquals(2, sizes.count() - callsBefore, "the first alone, the others that waited in one call");
+        assertEquals(calls.size(), sizes.totalAmount() - purchases);
+        return answers;
     }
 
     /**
@@ -513,27 +560,29 @@ abstract class HotStockResilience {
                 redis.hash(String.class).hlen(RedisKeys.held(sku)), key != null && key.endsWith(" R"));
     }
 
-    /** purchase.lua's keys and arguments of the eight purchases of the test above, in their order. */
-    private List<Map.Entry<List<String>, List<String>>> eightPurchases(String sku) {
-        record Buy(String user, int quantity, String key, String fingerprint, boolean voided) {
+    /** One purchase of a test above: voided, its order id has a tombstone before it is sent. */
+    private record Buy(String user, int quantity, String key, String fingerprint, boolean voided) {
+    }
+
+    /** purchase.lua's keys and arguments of one purchase on {@code sku}. */
+    private Map.Entry<List<String>, List<String>> call(String sku, Buy buy) {
+        PurchaseCommand command = new PurchaseCommand(sku, buy.user(), buy.quantity(), buy.key(), buy.fingerprint());
+        String orderId = io.flashstock.order.OrderIds.next(sku);
+        if (buy.voided()) {
+            redis.value(String.class).setex(RedisKeys.voided(sku, orderId), 60, "1");
         }
+        java.time.Instant now = java.time.Instant.now();
+        return Map.entry(HotStock.purchaseKeys(command, orderId),
+                hotStock.purchaseArgs(command, orderId, now, now.plusSeconds(600), null, warmer.generation()));
+    }
+
+    /** purchase.lua's keys and arguments of the eight purchases of the first test above, in their order. */
+    private List<Map.Entry<List<String>, List<String>>> eightPurchases(String sku) {
         List<Buy> buys = List.of(new Buy("u-z", 1, null, null, false), new Buy("u-a", 1, "k-1", "fp-1", false), new Buy("u-a", 1, "k-1", "fp-1", false),
                 new Buy("u-a", 2, null, null, false), new Buy("u-b", 1, null, null, true),
                 new Buy("u-b", 2, null, null, false), new Buy("u-c", 1, null, null, false),
                 new Buy("u-a", 2, "k-1", "fp-2", false));
-        java.time.Instant now = java.time.Instant.now();
-        List<Map.Entry<List<String>, List<String>>> calls = new ArrayList<>();
-        for (Buy buy : buys) {
-            PurchaseCommand command = new PurchaseCommand(sku, buy.user(), buy.quantity(), buy.key(),
-                    buy.fingerprint());
-            String orderId = io.flashstock.order.OrderIds.next(sku);
-            if (buy.voided()) {
-                redis.value(String.class).setex(RedisKeys.voided(sku, orderId), 60, "1");
-            }
-            calls.add(Map.entry(HotStock.purchaseKeys(command, orderId),
-                    hotStock.purchaseArgs(command, orderId, now, now.plusSeconds(600), null, warmer.generation())));
-        }
-        return calls;
+        return buys.stream().map(buy -> call(sku, buy)).toList();
     }
 
     /**
