@@ -15,8 +15,11 @@
 --                           user, so it answers only its own user; another user's is ignored (another request)
 -- ARGV[1] orderId   ARGV[2] userId   ARGV[3] quantity   ARGV[4] request fingerprint, '' without a key
 -- ARGV[5] createdAt (epoch s)   ARGV[6] expiresAt (epoch s) with the service's default TTL; an item with a TTL of
---         its own (hash field 'ttl', seconds) expires at createdAt + ttl instead   ARGV[7] Idempotency-Key TTL (s)
--- ARGV[8] Idempotency-Key, '' without one   ARGV[9] id of the pod that answers
+--         its own (hash field 'ttl', seconds) expires at createdAt + ttl instead
+-- ARGV[7] Idempotency-Key, '' without one
+--   (ARGV[1..7] are the purchase's own; ARGV[8..13] are the same for every purchase a pod makes of the item: a
+--   combined call, purchase_batch.lua, sends them once, after its first purchase's own)
+-- ARGV[8] Idempotency-Key TTL (s)   ARGV[9] id of the pod that answers
 -- ARGV[10] 'OWN' (write-through): the answering pod's request takes its entry at once (consumer ARGV[9]), so no
 --          relay can read it while the request persists it; '' (write-behind): the relays read it
 -- ARGV[11] most entries the item's stream may hold (write-behind's bound on what Redis data loss can take), 0: none
@@ -34,6 +37,6 @@
 --       | {'COLD'} (no stock hash: never warmed, or Redis lost it) | {'STALE'} | {'VOID'}
 -- (available, seq) after the call let the pod answer sold-out from memory until a units-back message with a newer seq.
 local item = open_item(KEYS, ARGV)
-local reply = decide(item, KEYS, 1, ARGV)
+local reply = decide(item, KEYS, 1, ARGV, 0)
 close_item(item, KEYS, ARGV)
 return reply

@@ -8,19 +8,23 @@
 -- KEYS[1..4] purchase.lua's KEYS[1..4], the item's: stock, users, held, orders
 -- then the purchases' own keys by kind, purchase i (1..n) at: KEYS[4 + i] its KEYS[5] (the user's key),
 --   KEYS[4 + n + i] its KEYS[6] (its void tombstone), KEYS[4 + 2n + i] its KEYS[7] (the key's older name)
--- ARGV[1] n   ARGV[2] Idempotency-Key TTL (s)   ARGV[3] id of the pod that answers   ARGV[4] 'OWN' or ''
--- ARGV[5] most entries the item's stream may hold   ARGV[6] the hot-stock generation the pod knows
---   (purchase.lua's ARGV[7], ARGV[9] to ARGV[12], the same for every purchase of the batch)
--- then per purchase i, seven values at ARGV[6 + 7(i-1) + 1 .. 7]: orderId, userId, quantity, fingerprint, createdAt,
---   expiresAt, Idempotency-Key (purchase.lua's ARGV[1] to ARGV[6] and ARGV[8]); a cart's lines are never batched
+-- ARGV[1..13] purchase.lua's ARGV for the first purchase (ARGV[8..13], the Idempotency-Key TTL, the answering pod,
+--   'OWN' or '', the stream's bound, the generation and '' for the cart, are the same for every purchase of the batch:
+--   a cart's lines are never batched), then per purchase i from 2 to n its own purchase.lua ARGV[1..7] (orderId,
+--   userId, quantity, fingerprint, createdAt, expiresAt, Idempotency-Key) at ARGV[7i - 1 + 1 .. 7i - 1 + 7]; n is
+--   (#ARGV - 6) / 7. The rules read each purchase's values there (no table per purchase).
 -- Returns n replies, the i-th purchase.lua's reply for purchase i. Each purchase's tombstone counts as in a single
 -- call: a caller that gave up on the batch (timeout) and voided its order ids before it ran stops them all.
-local n = tonumber(ARGV[1])
-local item = open_item(KEYS, {nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, ARGV[6]})
+-- Where purchase i's own values start in ARGV (after ARGV[8..13] from the second purchase on).
+local function own(i)
+  return i == 1 and 0 or 7 * i - 1
+end
+local n = (#ARGV - 6) / 7
+local item = open_item(KEYS, ARGV)
 item.n = n
 local keyed = false
 for i = 1, n do
-  keyed = keyed or ARGV[6 + 7 * (i - 1) + 4] ~= ''
+  keyed = keyed or ARGV[own(i) + 4] ~= ''
 end
 if not item.cold then
   -- Read ahead, one command per kind for the whole call: whether any purchase was voided (the common answer is none,
@@ -37,10 +41,7 @@ if not item.cold then
 end
 local replies = {}
 for i = 1, n do
-  local a = 6 + 7 * (i - 1)
-  local args = {ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[2], ARGV[a + 7],
-    ARGV[3], ARGV[4], ARGV[5], ARGV[6], ''}
-  replies[i] = decide(item, KEYS, i, args)
+  replies[i] = decide(item, KEYS, i, ARGV, own(i))
 end
-close_item(item, KEYS, {nil, nil, nil, nil, nil, nil, ARGV[2], nil, ARGV[3], ARGV[4], ARGV[5], ARGV[6], ''})
+close_item(item, KEYS, ARGV)
 return replies

@@ -1,16 +1,18 @@
 -- redis-lua: the rules of a purchase, in one place for purchase.lua (one purchase) and purchase_batch.lua (several
 -- purchases of one item, in one call). LuaScript puts this file before each of them.
--- Each function takes the call's KEYS, the purchase's place i in the call (1 in purchase.lua) and its ARGV laid out
--- as purchase.lua documents them (the batch builds one per purchase), so every key still comes through KEYS. A call
--- of n purchases lists after the item's four keys each purchase's own three by kind: the users' keys at 4 + i, the
--- tombstones at 4 + n + i, the keys' older names at 4 + 2n + i (so n = 1 gives purchase.lua's KEYS[5], [6], [7]).
+-- Each function takes the call's KEYS and ARGV, the purchase's place i in the call (1 in purchase.lua) and the
+-- offset a of its own seven values in ARGV: purchase.lua's ARGV[1..7] are the call's ARGV[a + 1 .. a + 7] (a = 0 for
+-- the first purchase of any call), and its ARGV[8..13], the same for every purchase of the call, are the call's
+-- ARGV[8..13]. No table is built per purchase, and every key still comes through KEYS. A call of n purchases lists
+-- after the item's four keys each purchase's own three by kind: the users' keys at 4 + i, the tombstones at
+-- 4 + n + i, the keys' older names at 4 + 2n + i (so n = 1 gives purchase.lua's KEYS[5], [6], [7]).
 -- A call reads the item once (open_item), decides its purchases in arrival order against what it read and what the
 -- call's earlier purchases took (decide), then writes once what they took (close_item): the counters first, then
 -- for each purchase, in the order purchase.lua always wrote them, its stream entry, held record and key. Nothing is
 -- written before every purchase is decided, except a replayed key's mark; if a write failed halfway, counters
 -- already taken would hold units no entry holds (none oversold), and each purchase is as a single call leaves it.
 
--- The item's hash, read once per call (KEYS[1..4] and the ARGV shared by every purchase of the call).
+-- The item's hash, read once per call (KEYS[1..4] and the call's ARGV).
 local function open_item(KEYS, ARGV)
   local item = {made = {}, keys = {}, users = {}, taken = 0, n = 1}
   if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -61,8 +63,8 @@ local function read_key(item, KEYS, slot)
 end
 
 -- An earlier purchase with this Idempotency-Key (the user's key, then the key's older name): its reply, or nil.
-local function earlier_answer(item, KEYS, i, ARGV)
-  local fingerprint = ARGV[4]
+local function earlier_answer(item, KEYS, i, ARGV, a)
+  local fingerprint = ARGV[a + 4]
   local slot = 4 + i
   local earlier = item.keys[KEYS[slot]] or read_key(item, KEYS, slot)
   if not earlier then
@@ -98,7 +100,7 @@ end
 
 -- One purchase against the item as this call left it so far. Its reply, as purchase.lua documents it; an 'OK' reply
 -- is completed by close_item.
-local function decide(item, KEYS, i, ARGV)
+local function decide(item, KEYS, i, ARGV, a)
   if item.cold then
     return {'COLD'}
   end
@@ -106,8 +108,8 @@ local function decide(item, KEYS, i, ARGV)
   if not item.no_void and redis.call('EXISTS', KEYS[void]) == 1 then
     return {'VOID'}
   end
-  if ARGV[4] ~= '' then
-    local replay = earlier_answer(item, KEYS, i, ARGV)
+  if ARGV[a + 4] ~= '' then
+    local replay = earlier_answer(item, KEYS, i, ARGV, a)
     if replay then
       return replay
     end
@@ -125,11 +127,11 @@ local function decide(item, KEYS, i, ARGV)
   if closed then
     return closed
   end
-  local expires = ARGV[6]
+  local expires = ARGV[a + 6]
   if item.ttl > 0 then
-    expires = tostring(tonumber(ARGV[5]) + item.ttl)
+    expires = tostring(tonumber(ARGV[a + 5]) + item.ttl)
   end
-  local quantity = tonumber(ARGV[3])
+  local quantity = tonumber(ARGV[a + 3])
   if item.available < quantity then
     return {'SOLD_OUT', item.available, item.seq}
   end
@@ -141,45 +143,48 @@ local function decide(item, KEYS, i, ARGV)
     end
   end
   if item.limit > 0 then
-    local held = item.users[ARGV[2]] or tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0')
+    local user = ARGV[a + 2]
+    local held = item.users[user] or tonumber(redis.call('HGET', KEYS[2], user) or '0')
     if held + quantity > item.limit then
       return {'LIMIT', item.limit}
     end
-    item.users[ARGV[2]] = held + quantity
+    item.users[user] = held + quantity
   end
   item.available = item.available - quantity
   item.taken = item.taken + quantity
   item.seq = item.seq + 1
   local reply = {'OK'}
-  item.made[#item.made + 1] = {i = i, args = ARGV, expires = expires, reply = reply, available = item.available,
+  item.made[#item.made + 1] = {i = i, a = a, expires = expires, reply = reply, available = item.available,
     seq = item.seq}
-  if ARGV[4] ~= '' then
-    item.keys[KEYS[4 + i]] = ARGV[1] .. ' ' .. ARGV[4] .. ' ' .. ARGV[5] .. ' ' .. expires
+  if ARGV[a + 4] ~= '' then
+    item.keys[KEYS[4 + i]] = ARGV[a + 1] .. ' ' .. ARGV[a + 4] .. ' ' .. ARGV[a + 5] .. ' ' .. expires
   end
   return reply
 end
 
 -- One purchase's stream entry, its held record right after it (the undo of a purchase finds its entry through that
--- record) and its key; its reply completed. ARGV is the purchase's own; its quantity goes as it came (a Lua number
--- would be formatted into a string again for each command).
+-- record) and its key; its reply completed. Its own values are ARGV[made.a + 1 .. 7]; its quantity goes as it came (a
+-- Lua number would be formatted into a string again for each command).
 local function write_made(item, made, KEYS, ARGV)
+  local a = made.a
+  local id, user, quantity = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
   if item.limit > 0 then
-    redis.call('HINCRBY', KEYS[2], ARGV[2], ARGV[3])
+    redis.call('HINCRBY', KEYS[2], user, quantity)
   end
-  local entry = redis.call('XADD', KEYS[4], '*', 'id', ARGV[1], 'user', ARGV[2], 'qty', ARGV[3],
-    'key', ARGV[8], 'fp', ARGV[4], 'created', ARGV[5], 'expires', made.expires, 'pod', ARGV[9], 'ep', item.epoch,
+  local entry = redis.call('XADD', KEYS[4], '*', 'id', id, 'user', user, 'qty', quantity, 'key', ARGV[a + 7],
+    'fp', ARGV[a + 4], 'created', ARGV[a + 5], 'expires', made.expires, 'pod', ARGV[9], 'ep', item.epoch,
     'cart', ARGV[13])
-  redis.call('HSET', KEYS[3], ARGV[1], ARGV[2] .. ' ' .. ARGV[3] .. ' ' .. entry)
-  if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[3], id, user .. ' ' .. quantity .. ' ' .. entry)
+  if ARGV[a + 4] ~= '' then
     local slot = 4 + made.i
-    redis.call('SET', KEYS[slot], item.keys[KEYS[slot]], 'EX', ARGV[7])
+    redis.call('SET', KEYS[slot], item.keys[KEYS[slot]], 'EX', ARGV[8])
   end
   local reply = made.reply
   reply[2], reply[3], reply[4], reply[5], reply[6] = entry, item.epoch, made.available, made.seq, made.expires
 end
 
--- Writes what the call's purchases took (KEYS[1..4] and the shared ARGV as for open_item) and completes their
--- replies: {'OK', streamEntryId, epoch, available after it, seq after it, expiresAt}.
+-- Writes what the call's purchases took (KEYS[1..4], the call's ARGV) and completes their replies: {'OK',
+-- streamEntryId, epoch, available after it, seq after it, expiresAt}.
 local function close_item(item, KEYS, ARGV)
   if #item.made == 0 then
     return
@@ -190,7 +195,7 @@ local function close_item(item, KEYS, ARGV)
     redis.call('XGROUP', 'CREATE', KEYS[4], 'relay', '0', 'MKSTREAM')
   end
   for _, made in ipairs(item.made) do
-    write_made(item, made, KEYS, made.args)
+    write_made(item, made, KEYS, ARGV)
   end
   if ARGV[10] == 'OWN' then
     -- Every write-through call takes what is new, so what is new now is this call's entries alone.

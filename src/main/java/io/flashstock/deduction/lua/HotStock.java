@@ -203,8 +203,8 @@ public class HotStock {
         return List.of(orderId, command.userId(), Integer.toString(command.quantity()),
                 command.fingerprint() == null ? "" : command.fingerprint(),
                 Long.toString(createdAt.getEpochSecond()), Long.toString(expiresAt.getEpochSecond()),
-                Long.toString(idempotencyTtlSeconds),
-                command.idempotencyKey() == null ? "" : command.idempotencyKey(), pod.id(), claim,
+                command.idempotencyKey() == null ? "" : command.idempotencyKey(),
+                Long.toString(idempotencyTtlSeconds), pod.id(), claim,
                 maxPending, generation, cart == null ? "" : cart);
     }
 

@@ -41,10 +41,11 @@ class PurchaseCombiner {
     private static final int ITEM_KEYS = 4;
     /** purchase.lua's keys of one purchase after the item's: the user's key, its tombstone, the key's older name. */
     private static final int OWN_KEYS = 3;
-    /** purchase.lua's ARGV indexes (from 0) that are the same for every purchase of a pod: sent once per batch. */
-    private static final int[] SHARED_ARGS = {6, 8, 9, 10, 11};
-    /** purchase.lua's ARGV indexes of each purchase's own values, in purchase_batch.lua's order. */
-    private static final int[] OWN_ARGS = {0, 1, 2, 3, 4, 5, 7};
+    /**
+     * purchase.lua's ARGV count of each purchase's own values, which come first; the rest are the same for every
+     * purchase of a pod's item (and a batch never holds a cart's line): a batch sends them once, with its first.
+     */
+    private static final int OWN_ARGS = 7;
 
 
     private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
@@ -225,15 +226,10 @@ class PurchaseCombiner {
 
     private static List<String> batchArgs(List<Waiting> batch) {
         List<String> first = batch.get(0).args;
-        List<String> args = new ArrayList<>(1 + SHARED_ARGS.length + OWN_ARGS.length * batch.size());
-        args.add(Integer.toString(batch.size()));
-        for (int index : SHARED_ARGS) {
-            args.add(first.get(index));
-        }
-        for (Waiting purchase : batch) {
-            for (int index : OWN_ARGS) {
-                args.add(purchase.args.get(index));
-            }
+        List<String> args = new ArrayList<>(first.size() + OWN_ARGS * (batch.size() - 1));
+        args.addAll(first);
+        for (int i = 1; i < batch.size(); i++) {
+            args.addAll(batch.get(i).args.subList(0, OWN_ARGS));
         }
         return args;
     }
