@@ -47,7 +47,6 @@ class PurchaseCombiner {
      */
     private static final int OWN_ARGS = 7;
 
-
     private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
     private final ReactiveRedisDataSource redis;
     private final HotStockScripts scripts;
