@@ -2,6 +2,7 @@ package io.flashstock.web;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
@@ -35,6 +36,15 @@ class RequestIdsTest {
         assertEquals("0.007", AccessLog.millis(7));
         assertEquals("2.871", AccessLog.millis(2_871));
         assertEquals("1500.020", AccessLog.millis(1_500_020));
+    }
+
+    @Test
+    void accessLineSubjectsKeepPrintableAsciiAndMarkTheRest() {
+        String plain = "buyer-7";
+        assertSame(plain, AccessLog.printable(plain));
+        assertEquals("a?b?c??", AccessLog.printable("a b\nc\u00fc\u0000"));
+        assertEquals("?x", AccessLog.printable("\u007fx"));
+        assertEquals("", AccessLog.printable(""));
     }
 
     @Test
