@@ -12,14 +12,15 @@ parts, measured side by side in the same run, and fails loudly when any run brea
 Modes (one is required):
   --smoke          seconds per strategy at concurrency 4, and a catalog of 1,000 items (redis-lua write-behind
                    only): proves the harness works (CI runs this); no memory run
-  --quick          concurrency 50, 3 repetitions, catalogs of 0 and 10,000 items: about 20 minutes with all
-                   strategies (each service's warm-up waits up to 90 s for the JIT to settle)
+  --quick          concurrency 50, 3 repetitions, catalogs of 0 and 10,000 items: about 25 minutes with all
+                   strategies (each service's warm-up waits up to 180 s for the JIT to settle)
   --full           concurrency 1, 10, 50, 200, 3 repetitions, sell-out of 1,000 units to 50,000+ buyers,
                    catalogs of 0, 10,000 and 100,000 items; writes docs/benchmarks.md and docs/benchmarks.png
 
 Each service is warmed up before it is measured: purchases, refused ones and reads, then settle rounds of the
 measured scenarios until the JIT compiles for under 5% of two rounds in a row (jstat -compiler of the JDK;
---smoke: one round, --quick: 90 s at most, --full: 180 s).
+--smoke: one round, --quick and --full: 180 s at most; a redis-lua write-behind service settled after 94 to 117 s
+on 2026-12-03, and had not after 90 s on 2026-12-02).
 
 Scenarios, per strategy: HTTP floor, hot sell, sell-out, sold-out storm without keys and with a random
 Idempotency-Key per request, availability storm (GET /items/{sku}/availability of the hot item; skipped, with
@@ -45,6 +46,8 @@ Options:
                        redis-lua:write-through, redis-lua:write-behind
   --concurrency LIST   comma-separated client counts, instead of the mode's
   --reps N             repetitions per concurrency, instead of the mode's
+  --settle-seconds S   the most seconds of JIT settle rounds after each warm-up, instead of the mode's (smoke 1,
+                       quick and full 180)
   --catalog LIST       comma-separated catalog sizes (items; 0 = empty catalog), instead of the mode's;
                        none: no catalog runs
   --jar PATH           service jar to run (default: this checkout's target/quarkus-app/quarkus-run.jar,
@@ -84,6 +87,7 @@ parse_options() {
   ONLY_STRATEGIES=""
   CONC_OVERRIDE=""
   REPS_OVERRIDE=""
+  SETTLE_OVERRIDE=""
   CATALOG_OVERRIDE="-"
   JAR="${FLASHSTOCK_JAR:-}"
 
@@ -95,6 +99,7 @@ parse_options() {
       --strategies) ONLY_STRATEGIES="${2:?--strategies needs a list}"; shift ;;
       --concurrency) CONC_OVERRIDE="${2:?--concurrency needs a list}"; shift ;;
       --reps) REPS_OVERRIDE="${2:?--reps needs a number}"; shift ;;
+      --settle-seconds) SETTLE_OVERRIDE="${2:?--settle-seconds needs a number}"; shift ;;
       --catalog) CATALOG_OVERRIDE="${2?--catalog needs a list}"; shift ;;
       --jar) JAR="${2:?--jar needs a path}"; shift ;;
       -h | --help) usage; exit 0 ;;
@@ -123,7 +128,7 @@ apply_mode() {
       CATALOG=(1000); CATALOG_EVERY_STRATEGY=false; MEMORY_RUN=false; TOKENS=6000; TOKENS_WARM=2000 ;;
     quick)
       CONCURRENCY=(50); REPS=3; HOT_SECONDS=5; STORM_SECONDS=3; FLOOR_SECONDS=3; RAW_SECONDS=3; RAW_WARMUP=1
-      SELLOUT_STOCK=1000; SELLOUT_BUYERS=10000; WARMUP_SECONDS=10; SETTLE_SECONDS=90; REDIS_REQUESTS=100000
+      SELLOUT_STOCK=1000; SELLOUT_BUYERS=10000; WARMUP_SECONDS=10; SETTLE_SECONDS=180; REDIS_REQUESTS=100000
       CATALOG=(0 10000); CATALOG_EVERY_STRATEGY=true; MEMORY_RUN=true; TOKENS=40000; TOKENS_WARM=4000 ;;
     full)
       CONCURRENCY=(1 10 50 200); REPS=3; HOT_SECONDS=10; STORM_SECONDS=5; FLOOR_SECONDS=5; RAW_SECONDS=5
@@ -134,7 +139,8 @@ apply_mode() {
   esac
   if [ -n "$CONC_OVERRIDE" ]; then IFS=, read -r -a CONCURRENCY <<<"$CONC_OVERRIDE"; fi
   if [ -n "$REPS_OVERRIDE" ]; then REPS="$REPS_OVERRIDE"; fi
-  for c in "${CONCURRENCY[@]}" "$REPS"; do
+  if [ -n "$SETTLE_OVERRIDE" ]; then SETTLE_SECONDS="$SETTLE_OVERRIDE"; fi
+  for c in "${CONCURRENCY[@]}" "$REPS" "$SETTLE_SECONDS"; do
     [[ "$c" =~ ^[1-9][0-9]*$ ]] || { echo "not a positive number: $c" >&2; exit 2; }
   done
   case "$CATALOG_OVERRIDE" in
