@@ -20,6 +20,8 @@
 #   batch CONFIG CONC REP MEAN CALLS
 #                                  (a hot sell's mean purchase-script batch and its number of calls, from the service's
 #                                  flashstock_lua_purchase_batch_size; both empty: the build does not record it)
+#   alloc CONFIG CONC REP KB       (the JVM heap a hot sell allocated per order, from jvm_gc_memory_allocated_bytes;
+#                                  empty: not measured)
 #   skip WHAT MESSAGE
 # A CONFIG with "@" (redis-lua/write-behind@512MB) is the memory run of the CONFIG before the "@".
 # Every figure is the median over the repetitions; every ratio divides medians of this same run.
@@ -157,6 +159,7 @@ $1 == "tokens" {
     next
 }
 $1 == "batch" { if ($5 != "") add("luabatch" SUBSEP $2 SUBSEP $3, $5); next }
+$1 == "alloc" { if ($5 != "") add("heapkb" SUBSEP $2 SUBSEP $3, $5); next }
 $1 == "skip" { nskips++; skips[nskips] = "- " $2 ": " $3; next }
 
 END {
@@ -433,18 +436,21 @@ function lua_ratios_table(    ci, c, n, modes, conc, k, x, wt, wb) {
     print "the service's CPU time per order, and per request of the HTTP floor (`GET /q/health/live`) measured in the"
     print "same service run. Mean batch: purchases per call of the purchase script over the hot sell (the service's"
     print "`flashstock_lua_purchase_batch_size` summary: growth of its sum ÷ growth of its count; n/a: the build does"
-    print "not record it). p50/p99: wrk's. Medians of the repetitions; each ratio divides two medians."
+    print "not record it). Heap: KB the JVM allocated per order over the hot sell (growth of"
+    print "`jvm_gc_memory_allocated_bytes_total`). p50/p99: wrk's. Medians of the repetitions; each ratio divides two"
+    print "medians."
     print ""
-    print "| mode | conc | orders/s | raw EVALSHA ops/s | ÷ raw EVALSHA | Redis CPU ms/order | Redis CPU ms/raw call | Redis ÷ raw | svc CPU ms/order | svc CPU ms/no-op request | svc ÷ no-op | mean batch | p50 ms | p99 ms | runs |"
-    print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    print "| mode | conc | orders/s | raw EVALSHA ops/s | ÷ raw EVALSHA | Redis CPU ms/order | Redis CPU ms/raw call | Redis ÷ raw | svc CPU ms/order | svc CPU ms/no-op request | svc ÷ no-op | mean batch | heap KB/order | p50 ms | p99 ms | runs |"
+    print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     for (ci = 1; ci <= n; ci++) {
         c = modes[ci]
         k = c SUBSEP "hot-sell" SUBSEP conc
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", c, conc,
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", c, conc,
             num(median("ords" SUBSEP k), 0), num(evalsha_rps(c, conc), 0), evalsha_ratio(c, conc),
             num(median("rediscpuorder" SUBSEP c SUBSEP conc), 4), num(raw_redis_cpu(c, conc), 4), redis_cpu_ratio(c, conc),
             num(median("svccpuorder" SUBSEP c SUBSEP conc), 4), num(floor_svc_cpu(c, conc), 4), svc_cpu_ratio(c, conc),
             (("luabatch" SUBSEP c SUBSEP conc) in vals) ? num(median("luabatch" SUBSEP c SUBSEP conc), 2) : "n/a",
+            (("heapkb" SUBSEP c SUBSEP conc) in vals) ? num(median("heapkb" SUBSEP c SUBSEP conc), 1) : "n/a",
             ms(median("p50" SUBSEP k)), ms(median("p99" SUBSEP k)), count("rps" SUBSEP k)
     }
     print ""

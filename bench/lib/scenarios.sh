@@ -129,6 +129,7 @@ hot_sell() {
   record_svc "$label" hot-sell "$conc" "$4"
   metrics_p99 "$label" "$conc" "$4"
   lua_batch "$label" "$conc" "$4"
+  heap_allocated "$label" "$conc" "$4"
   redis_time "$label" "$conc" "$4"
   check_item "$label hot sell $2" "$sku" "$5"
 }
@@ -149,6 +150,21 @@ lua_batch() {
     say "  purchase script batches: n/a (no $LUA_BATCH_METRIC samples)"
   fi
   printf 'batch\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$mean" "$calls" >>"$RESULTS"
+}
+
+# heap_allocated LABEL CONC REP: the JVM heap the service allocated per order (2xx) during the last hot sell, in KB:
+# the growth of Micrometer's jvm_gc_memory_allocated_bytes_total between the /q/metrics texts around it (the young
+# generation's growth, counted at each collection: exact to within the one collection a hot sell of 10^4+ orders
+# straddles at each end). Said and recorded as an "alloc" line; empty ("n/a") without the meter or without orders.
+heap_allocated() {
+  local kb
+  kb="$(awk -v orders="${R[s2xx]:-0}" '
+    { sign = (FILENAME == ARGV[1]) ? -1 : 1 }
+    index($0, "jvm_gc_memory_allocated_bytes_total") == 1 { bytes += sign * $NF; seen++ }
+    END { if (seen == 2 && orders > 0) printf "%.2f", bytes / orders / 1024 }' \
+    "$OUT/metrics-before.txt" "$OUT/metrics-after.txt")"
+  say "  heap allocated per order: ${kb:-n/a} KB"
+  printf 'alloc\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$kb" >>"$RESULTS"
 }
 
 # redis_cmdstats: Redis's INFO commandstats as "command calls usec" lines (the whole server's: the bench's own
