@@ -65,7 +65,7 @@ public class Caller {
     /** A buyer's user: the token's {@code sub}, which must be a valid user id. */
     private String buyer() {
         String subject = token.getSubject();
-        if (subject == null || !subject.matches(InputRules.USER_ID)) {
+        if (!InputRules.isUserId(subject)) {
             throw FlashstockException.forbidden("The token's subject is not a valid user id.");
         }
         return subject;

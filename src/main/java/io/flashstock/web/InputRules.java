@@ -1,6 +1,7 @@
 package io.flashstock.web;
 
 import java.time.Instant;
+import java.util.function.IntPredicate;
 
 import io.flashstock.error.FlashstockException;
 
@@ -48,6 +49,46 @@ public final class InputRules {
     public static final String IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
     /** The response header of an answer that repeats the first request with the same Idempotency-Key. */
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+
+    /**
+     * Whether {@code sku} keeps {@link #SKU}: the same rule as the pattern (InputRulesTest holds the two together), by
+     * a scan of its characters, for the paths that check it per purchase without a regular expression's matcher.
+     */
+    public static boolean isSku(String sku) {
+        return sized(sku) && isLetterOrDigit(sku.charAt(0)) && all(sku, 1, c -> isLetterOrDigit(c) || c == '.'
+                || c == '_' || c == '-');
+    }
+
+    /** Whether {@code userId} keeps {@link #USER_ID} (as {@link #isSku}, a scan). */
+    public static boolean isUserId(String userId) {
+        return sized(userId) && all(userId, 0, c -> isLetterOrDigit(c) || c == '.' || c == '_' || c == '@'
+                || c == '-');
+    }
+
+    /** Whether {@code key} keeps {@link #IDEMPOTENCY_KEY} (as {@link #isSku}, a scan). */
+    public static boolean isIdempotencyKey(String key) {
+        return sized(key) && all(key, 0, c -> c >= 0x21 && c <= 0x7E);
+    }
+
+    /** 1 to 64 characters, the length every identifier rule above allows. */
+    private static boolean sized(String text) {
+        return text != null && !text.isEmpty() && text.length() <= 64;
+    }
+
+    /** Whether every character of {@code text} from {@code from} on is {@code allowed}. */
+    private static boolean all(String text, int from, IntPredicate allowed) {
+        for (int i = from; i < text.length(); i++) {
+            if (!allowed.test(text.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** An ASCII letter or digit: {@code [A-Za-z0-9]}, not {@link Character#isLetterOrDigit}'s Unicode classes. */
+    private static boolean isLetterOrDigit(int c) {
+        return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9';
+    }
 
     /** Whether a sale-window instant is within the accepted range; null (no bound) always is. */
     public static boolean saleInstant(Instant instant) {

@@ -6,7 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
 import java.util.Set;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
@@ -125,5 +130,47 @@ class InputRulesTest {
     @ValueSource(strings = { "", "has space", "tab\t", "ü" })
     void invalidIdempotencyKeys(String key) {
         assertFalse(key.matches(InputRules.IDEMPOTENCY_KEY), key);
+    }
+
+    /**
+     * The scans the purchase path uses say exactly what the patterns say: every character from U+0000 to U+017F at
+     * the first, a middle and the last place of a valid value, the length bounds, a trailing line break, and 20,000
+     * random strings over the characters at the rules' edges.
+     */
+    @Test
+    void scansAgreeWithThePatterns() {
+        assertScanAgrees(InputRules.SKU, InputRules::isSku, "a");
+        assertScanAgrees(InputRules.USER_ID, InputRules::isUserId, "u");
+        assertScanAgrees(InputRules.IDEMPOTENCY_KEY, InputRules::isIdempotencyKey, "k");
+    }
+
+    private static void assertScanAgrees(String regex, Predicate<String> scan, String valid) {
+        Pattern pattern = Pattern.compile(regex);
+        List<String> inputs = new ArrayList<>(List.of("", "\n", valid + "\n", valid + "\r\n"));
+        for (int length : new int[] { 1, 2, 63, 64, 65, 200 }) {
+            inputs.add(valid.repeat(length));
+        }
+        for (char c = 0; c <= 0x17F; c++) {
+            inputs.add(c + valid.repeat(3));
+            inputs.add(valid + c + valid);
+            inputs.add(valid.repeat(3) + c);
+        }
+        String edges = "aAzZ09._-@!~ \t:{}*/\u007f\u00e4\u00fc";
+        Random random = new Random(36);
+        for (int i = 0; i < 20_000; i++) {
+            StringBuilder text = new StringBuilder();
+            for (int n = random.nextInt(70); n > 0; n--) {
+                text.append(edges.charAt(random.nextInt(edges.length())));
+            }
+            inputs.add(text.toString());
+        }
+        for (String input : inputs) {
+            assertEquals(pattern.matcher(input).matches(), scan.test(input), () -> regex + " on " + visible(input));
+        }
+        assertFalse(scan.test(null), regex + " on null");
+    }
+
+    private static String visible(String text) {
+        return text.chars().mapToObj(c -> String.format("\\u%04x", c)).reduce("", String::concat);
     }
 }
