@@ -92,28 +92,21 @@ public class AccessLog {
     }
 
     /**
-     * {@code text} with every character outside {@code !} to {@code ~} (space, control, non-ASCII) as {@code ?}, so a
-     * subject cannot break the line; the text itself when it needs no change, which is every request's case, so the
-     * line costs no regular expression or copy.
+     * {@code text} with every character outside {@code !} to {@code ~} (space, control, non-ASCII) as one {@code ?}
+     * (a character outside the BMP too, not one per half of its surrogate pair), so a subject cannot break the line;
+     * the text itself when it needs no change, which is every request's case, so the line costs no regular expression
+     * or copy.
      */
     static String printable(String text) {
         int i = 0;
-        while (i < text.length() && isPrintable(text.charAt(i))) {
+        while (i < text.length() && InputRules.isPrintableAscii(text.charAt(i))) {
             i++;
         }
         if (i == text.length()) {
             return text;
         }
-        char[] chars = text.toCharArray();
-        for (; i < chars.length; i++) {
-            if (!isPrintable(chars[i])) {
-                chars[i] = '?';
-            }
-        }
-        return new String(chars);
-    }
-
-    private static boolean isPrintable(char c) {
-        return c >= 0x21 && c <= 0x7e;
+        StringBuilder shown = new StringBuilder(text.length()).append(text, 0, i);
+        text.codePoints().skip(i).forEach(c -> shown.append(InputRules.isPrintableAscii(c) ? (char) c : '?'));
+        return shown.toString();
     }
 }

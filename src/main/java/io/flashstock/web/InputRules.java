@@ -19,6 +19,11 @@ public final class InputRules {
     public static final String IDEMPOTENCY_KEY = "^[\\x21-\\x7E]{1,64}$";
     /** An order id as issued: a lower-case UUID. */
     public static final String ORDER_ID = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
+    /**
+     * A caller's {@code X-Request-Id} that the service takes as its own (see {@link RequestIds}): 1 to 64 letters,
+     * digits, {@code . _ : -}, safe to write into a log line.
+     */
+    public static final String REQUEST_ID = "^[A-Za-z0-9._:-]{1,64}$";
     /** A movement id as a cursor of {@code GET /items/{sku}/movements}: a decimal integer. */
     public static final String MOVEMENT_ID = "^[0-9]{1,18}$";
 
@@ -67,7 +72,21 @@ public final class InputRules {
 
     /** Whether {@code key} keeps {@link #IDEMPOTENCY_KEY} (as {@link #isSku}, a scan). */
     public static boolean isIdempotencyKey(String key) {
-        return sized(key) && all(key, 0, c -> c >= 0x21 && c <= 0x7E);
+        return sized(key) && all(key, 0, InputRules::isPrintableAscii);
+    }
+
+    /** Whether {@code requestId} keeps {@link #REQUEST_ID} (as {@link #isSku}, a scan). */
+    public static boolean isRequestId(String requestId) {
+        return sized(requestId) && all(requestId, 0, c -> isLetterOrDigit(c) || c == '.' || c == '_' || c == ':'
+                || c == '-');
+    }
+
+    /**
+     * A printable ASCII character other than the space, {@code !} to {@code ~}: what an Idempotency-Key is made of,
+     * and what a log line shows of a caller's text as it is.
+     */
+    public static boolean isPrintableAscii(int c) {
+        return c >= 0x21 && c <= 0x7E;
     }
 
     /** 1 to 64 characters, the length every identifier rule above allows. */

@@ -1,12 +1,11 @@
 package io.flashstock.web;
 
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.regex.Pattern;
 
 /**
  * The id that ties a request's log lines together ({@code X-Request-Id}): the caller's own when it is short and safe
- * to write into a log line (1 to 64 of letters, digits, {@code . _ : -}), else a new one of 16 hex digits. Whatever
- * else a caller sends there (spaces, quotes, line breaks, a token) never reaches a log.
+ * to write into a log line ({@link InputRules#REQUEST_ID}, checked by a scan), else a new one of 16 hex digits.
+ * Whatever else a caller sends there (spaces, quotes, line breaks, a token) never reaches a log.
  */
 public final class RequestIds {
 
@@ -16,14 +15,12 @@ public final class RequestIds {
     /** The MDC key of the id (in the console format as {@code %X{requestId}}). */
     public static final String MDC_KEY = "requestId";
 
-    private static final Pattern SAFE = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
-
     private RequestIds() {
     }
 
     /** {@code offered} (the request's header, or null) when it is safe, else a new id. */
     public static String accept(String offered) {
-        return offered != null && offered.length() <= 64 && SAFE.matcher(offered).matches() ? offered : generate();
+        return InputRules.isRequestId(offered) ? offered : generate();
     }
 
     /** A new id: 64 random bits as 16 hex digits (unique enough to correlate; not a secret). */

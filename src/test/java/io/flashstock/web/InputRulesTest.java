@@ -142,6 +142,7 @@ class InputRulesTest {
         assertScanAgrees(InputRules.SKU, InputRules::isSku, "a");
         assertScanAgrees(InputRules.USER_ID, InputRules::isUserId, "u");
         assertScanAgrees(InputRules.IDEMPOTENCY_KEY, InputRules::isIdempotencyKey, "k");
+        assertScanAgrees(InputRules.REQUEST_ID, InputRules::isRequestId, "r");
     }
 
     private static void assertScanAgrees(String regex, Predicate<String> scan, String valid) {

@@ -44,6 +44,8 @@ class RequestIdsTest {
         assertSame(plain, AccessLog.printable(plain));
         assertEquals("a?b?c??", AccessLog.printable("a b\nc\u00fc\u0000"));
         assertEquals("?x", AccessLog.printable("\u007fx"));
+        assertEquals("a?b", AccessLog.printable("a\ud83d\ude00b"), "a character outside the BMP is one '?'");
+        assertEquals("?", AccessLog.printable("\ud83d"), "a lone surrogate is one '?'");
         assertEquals("", AccessLog.printable(""));
     }
 
