@@ -6,6 +6,7 @@ import io.flashstock.access.Caller;
 import io.flashstock.access.Roles;
 import io.flashstock.deduction.PurchaseOutcome;
 import io.flashstock.web.InputRules;
+import io.quarkus.arc.NoClassInterceptors;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
@@ -21,8 +22,16 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
 
+/**
+ * {@code POST /items/{sku}/purchases}. Its roles are checked by Quarkus REST before the method runs (its eager
+ * security check, which reads the class's {@code @RolesAllowed}: 401 {@code unauthenticated}, 403 {@code forbidden}).
+ * The method opts out of the class's CDI interceptors ({@code @NoClassInterceptors}), so the same check is not also run
+ * by the security interceptor, Quarkus's backup for beans called from outside a REST request, on every purchase; this
+ * resource is only ever called by a request. StrategyContract's 401 and 403 cases hold the check in place.
+ */
 @Path("/items/{sku}/purchases")
 @Produces(MediaType.APPLICATION_JSON)
+@RolesAllowed({ Roles.SHOP, Roles.BUYER })
 public class PurchaseResource {
 
     static final String IDEMPOTENCY_KEY = InputRules.IDEMPOTENCY_KEY_HEADER;
@@ -47,7 +56,7 @@ public class PurchaseResource {
      * Its input rules are checked by {@link PurchaseInput}, not Bean Validation.
      */
     @POST
-    @RolesAllowed({ Roles.SHOP, Roles.BUYER })
+    @NoClassInterceptors
     @Consumes(MediaType.APPLICATION_JSON)
     public Uni<Response> purchase(
             @RestPath @Parameter(schema = @Schema(pattern = InputRules.SKU)) String sku,
