@@ -4,8 +4,10 @@
 #
 # Records (tab-separated):
 #   svc  CONFIG SCENARIO CONC REP RPS P50_US P99_US N2XX N409_SOLD_OUT N409_LIMIT N503 REQUESTS SVC_CPU_S BACKEND_CPU_S
-#        [REDIS_CPU_S]             (redis-server alone, BACKEND_CPU_S counts it too; empty: not measured; missing from
-#                                  results files older than issue 36's ratios)
+#        [REDIS_CPU_S [BUSY_CPU_S IDLE_CPU_S]]
+#                                  (REDIS_CPU_S: redis-server alone, BACKEND_CPU_S counts it too; empty: not measured;
+#                                  missing from results files older than issue 36's ratios. BUSY_CPU_S, IDLE_CPU_S: all
+#                                  cores' busy and idle time (bench/cpu_budget.awk); missing from older files)
 #   raw  NAME CONC REP RPS P50_US P99_US NOTE [CONFIG [CALLS SVC_CPU_S REDIS_CPU_S]]
 #                                  (CONFIG: the service run a floor was measured in, or the redis-lua run whose
 #                                  EVALSHA it replays; CALLS: the requests or calls made, and the CPU seconds the
@@ -25,7 +27,7 @@
 #   skip WHAT MESSAGE
 # A CONFIG with "@" (redis-lua/write-behind@512MB) is the memory run of the CONFIG before the "@".
 # Every figure is the median over the repetitions; every ratio divides medians of this same run.
-# Plain POSIX awk (no gawk extensions).
+# Plain POSIX awk (no gawk extensions). Loaded together with bench/cpu_budget.awk (-v cores=N), which it calls.
 
 BEGIN {
     FS = "\t"
@@ -112,6 +114,7 @@ $1 == "svc" {
         add("cpuorder" SUBSEP $2 SUBSEP $4, ($14 + $15) * 1000 / $9)
         add("svccpuorder" SUBSEP $2 SUBSEP $4, $14 * 1000 / $9)
         if ($16 != "") add("rediscpuorder" SUBSEP $2 SUBSEP $4, $16 * 1000 / $9)
+        budget_record($2, $4, $9, $14, $15, $16, $17, $18)
     }
     next
 }
@@ -253,6 +256,7 @@ END {
     memory_table()
     catalog_table()
     lua_ratios_table()
+    cpu_budget_table()
     targets_table()
     if (nskips > 0) {
         print ""

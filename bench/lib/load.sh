@@ -17,15 +17,17 @@ RSS_SAMPLES=() # the service's VmRSS (kB) every 0.1 s during the last run_wrk
 
 # run_wrk MODE SKU PREFIX CONC REQUESTS SECONDS REPEAT_PCT: one wrk run (MODE: purchase, noop or availability, see
 # bench/wrk_purchase.lua); figures in R, CPU seconds in R[svc_cpu], R[back_cpu] (MySQL + Redis) and R[redis_cpu]
-# (Redis alone; empty when not known, see redis_ticks), RSS samples in RSS_SAMPLES.
+# (Redis alone; empty when not known, see redis_ticks), and of the whole machine: R[all_cpu] busy, R[idle_cpu] idle (every
+# core; wrk, the kernel and this script are in the busy part), RSS samples in RSS_SAMPLES.
 run_wrk() {
   local mode="$1" sku="$2" prefix="$3" conc="$4" requests="$5" seconds="$6" repeat="$7" out line safety
-  local svc0 back0 redis0 svc1 back1 redis1 rss
+  local svc0 back0 redis0 svc1 back1 redis1 rss all0 idle0 all1 idle1
   RSS_SAMPLES=()
   safety=$((seconds > 0 ? seconds + 120 : 1800))
   svc0=$(cpu_ticks "$SERVICE_PID")
   back0=$(backend_ticks)
   redis0=$(redis_ticks)
+  read -r all0 idle0 < <(machine_ticks)
   BENCH_MODE="$mode" BENCH_SKU="$sku" BENCH_PREFIX="$prefix" BENCH_REQUESTS="$requests" \
     BENCH_SECONDS="$seconds" BENCH_REPEAT_PCT="$repeat" \
     wrk -t1 -c"$conc" -d"${safety}s" --timeout 30s -s "$BENCH_DIR/wrk_purchase.lua" "$(base_url)" >"$OUT/wrk.out" 2>&1 &
@@ -44,6 +46,7 @@ run_wrk() {
   svc1=$(cpu_ticks "$SERVICE_PID")
   back1=$(backend_ticks)
   redis1=$(redis_ticks)
+  read -r all1 idle1 < <(machine_ticks)
   out="$(cat "$OUT/wrk.out")"
   line="$(grep '^BENCH_RESULT' <<<"$out" || true)"
   [ -n "$line" ] || die "wrk printed no BENCH_RESULT: $out"
@@ -52,6 +55,8 @@ run_wrk() {
   R[svc_cpu]="$(cpu_seconds "$svc0" "$svc1")"
   R[back_cpu]="$(cpu_seconds "$back0" "$back1")"
   R[redis_cpu]="$(cpu_seconds "$redis0" "$redis1")"
+  R[all_cpu]="$(cpu_seconds "$all0" "$all1")"
+  R[idle_cpu]="$(cpu_seconds "$idle0" "$idle1")"
 }
 
 # say_run NAME SCENARIO CONC REP RATE UNIT P50_US P99_US TAIL: the line a recorded run prints.
@@ -61,9 +66,10 @@ say_run() {
 }
 
 record_svc() { # config scenario conc rep
-  printf 'svc\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" \
+  printf 'svc\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" \
     "${R[rps]}" "${R[p50_us]}" "${R[p99_us]}" "${R[s2xx]}" "${R[s409_sold_out]}" "${R[s409_limit]}" \
-    "${R[s503]}" "${R[received]}" "${R[svc_cpu]}" "${R[back_cpu]}" "${R[redis_cpu]}" >>"$RESULTS"
+    "${R[s503]}" "${R[received]}" "${R[svc_cpu]}" "${R[back_cpu]}" "${R[redis_cpu]}" "${R[all_cpu]}" \
+    "${R[idle_cpu]}" >>"$RESULTS"
   say_run "$1" "$2" "$3" "$4" "${R[rps]}" "req/s " "${R[p50_us]}" "${R[p99_us]}" \
     "  2xx ${R[s2xx]}  409 $((R[s409_sold_out] + R[s409_limit]))  503 ${R[s503]}"
 }

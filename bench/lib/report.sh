@@ -5,7 +5,8 @@
 
 # report_tables: the Markdown tables of the results so far.
 report_tables() {
-  awk -v settled_pct="$JIT_SETTLED_PCT" -f "$BENCH_DIR/report.awk" "$RESULTS"
+  awk -v settled_pct="$JIT_SETTLED_PCT" -v cores="$(nproc)" -f "$BENCH_DIR/report.awk" -f "$BENCH_DIR/cpu_budget.awk" \
+    "$RESULTS"
 }
 
 report() {
@@ -43,7 +44,7 @@ write_docs() {
     commit="$(git -C "$jar_root" rev-parse --short HEAD)$(git -C "$jar_root" diff --quiet HEAD -- src pom.xml 2>/dev/null || echo ' (with uncommitted changes)')"
   fi
   if $HAVE_GNUPLOT; then
-    awk -v out=chart -f "$BENCH_DIR/report.awk" "$RESULTS" >"$OUT/chart.tsv"
+    awk -v out=chart -f "$BENCH_DIR/report.awk" -f "$BENCH_DIR/cpu_budget.awk" "$RESULTS" >"$OUT/chart.tsv"
     gnuplot -e "datafile='$OUT/chart.tsv'; outfile='$png'; subtitle='bench/run.sh --$MODE, $(date -u +%Y-%m-%d), $(nproc) cores'" \
       "$BENCH_DIR/chart.gp" 2>"$OUT/gnuplot.log" || say "gnuplot failed (see $OUT/gnuplot.log)"
   fi
@@ -104,6 +105,10 @@ write_docs() {
     echo "  service's CPU time during the HTTP floor run of the same service run, per answer. Mean batch: the growth"
     echo "  of \`${LUA_BATCH_METRIC}_sum\` over that of its \`_count\` (summed over its series) between \`/q/metrics\`"
     echo "  read right before and right after each hot sell; n/a where the build does not record it."
+    echo "- Where a hot sell's CPU goes (issue 36): the busy and idle time of all cores (\`/proc/stat\`) around each"
+    echo "  hot sell, less the service's, Redis's and MariaDB's, is the rest (wrk, the kernel, the benchmark itself);"
+    echo "  the budget multiplies the throughput target's orders/s by the CPU an order would take at the CPU targets"
+    echo "  (bench/cpu_budget.awk)."
     if $MEMORY_RUN; then
       echo "- Memory run: redis-lua write-behind's warm-up and hot sells once more, in a service started with the"
       echo "  container image's settings (\`JAVA_OPTS_APPEND\` and \`MALLOC_ARENA_MAX\` of"

@@ -192,6 +192,11 @@ cpu_ticks() { # pid...
   done
   echo "$total"
 }
+# machine_ticks: the clock ticks all cores spent busy and idle so far (/proc/stat's cpu line), as "BUSY IDLE": busy is
+# user + nice + system + irq + softirq + steal, idle is idle + iowait.
+machine_ticks() {
+  awk '$1 == "cpu" {print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6; exit}' /proc/stat
+}
 ticks_to_seconds() { awk -v t="$1" -v hz="$CLK_TCK" 'BEGIN {printf "%.3f", t / hz}'; }
 # cpu_seconds BEFORE AFTER: the CPU seconds between two tick readings; nothing when either is empty (not measured).
 cpu_seconds() {
