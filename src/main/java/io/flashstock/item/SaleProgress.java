@@ -12,6 +12,7 @@ import io.flashstock.error.ProblemCode;
 import io.flashstock.support.TrackedItems;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -29,6 +30,7 @@ import org.jboss.logging.Logger;
  * entries). The counters (available, reserved, sold) are read once a second for all admitted items together: one MySQL
  * query, and for redis-lua one Redis read per item ({@link StockMirror#current}); never per purchase.
  */
+@Startup // created with the application, so its meters are served from the start, not from its first round
 @ApplicationScoped
 public class SaleProgress {
 

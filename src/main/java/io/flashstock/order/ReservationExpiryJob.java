@@ -23,6 +23,7 @@ import io.flashstock.redis.StrategyLease;
 import io.flashstock.support.Timestamps;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
@@ -38,6 +39,7 @@ import org.jboss.logging.Logger;
  * refuses to take back (a CHECK constraint: its item's counters were tampered with or are corrupt) is set aside for a
  * while instead of failing every batch that claims it, and with it the expiry of every order behind it.
  */
+@Startup // created with the application, so its meters are served from the start, not from its first round
 @ApplicationScoped
 public class ReservationExpiryJob {
 

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -35,6 +36,7 @@ import org.jboss.logging.Logger;
  * Redis to decide, keeps serving unless Redis last told it to wait, and removes the generation when Redis answers
  * again, since it changed MySQL behind the hot stock meanwhile.
  */
+@Startup // created with the application, so its meters are served from the start, not from its first round
 @ApplicationScoped
 public class StrategyLease {
 

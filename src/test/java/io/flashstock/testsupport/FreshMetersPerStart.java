@@ -2,6 +2,7 @@ package io.flashstock.testsupport;
 
 import java.util.List;
 
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 
@@ -20,11 +21,17 @@ import io.quarkus.runtime.ShutdownEvent;
  * made {@code MetricsTableTest} miss gauges (the events backlog, the relay's pending count, the lease) whenever another
  * profile's application had run before it in the same fork. A packaged service runs one application per JVM and never
  * sees this.
+ * <p>
+ * It observes last ({@link Priority}), after the observers that stop the scheduler and the relays, so that nothing of
+ * the stopping application registers a meter after the registry was emptied. A gauge left over like that binds the
+ * next application's registry to a collected object, and Micrometer's composite then does not add it to the next
+ * registry at all (CI once missed {@code flashstock_orders_expiry_stuck} that way; the beans whose rounds register
+ * meters are now created at startup too).
  */
 @ApplicationScoped
 class FreshMetersPerStart {
 
-    void clear(@Observes ShutdownEvent event) {
+    void clear(@Observes @Priority(Integer.MAX_VALUE) ShutdownEvent event) {
         CompositeMeterRegistry global = Metrics.globalRegistry;
         for (Meter meter : List.copyOf(global.getMeters())) {
             global.remove(meter);

@@ -125,7 +125,8 @@ class MetricsTableTest {
 
     /**
      * /q/metrics once the item's sold gauge shows {@code sold} (it is refreshed once a second) and every metric of the
-     * table is served: some are registered by a background job's first round, which a busy machine may start late.
+     * table is served: some are registered by a purchase's or a background round's first use, which a busy machine may
+     * serve late.
      */
     private String awaitSoldAndServed(String sku, int sold, Set<String> table) {
         long deadline = System.currentTimeMillis() + 30_000;
