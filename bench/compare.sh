@@ -68,7 +68,8 @@ The events' cost (issue 34), this checkout's build with the events off and on:
 Takes about 8 minutes per strategy with the defaults, 30 to 35 minutes for all four (each service run, 6 per
 strategy: about 7 s to start, 16 s of warm-up, up to 30 s of settle rounds and the one running when the cap is
 reached, 20 s of hot sell, the checks).
-Environment: as bench/run.sh (BENCH_MYSQL_*, BENCH_REDIS_HOST/PORT, BENCH_JAVA_OPTS, BENCH_OUT, BENCH_CONVERGE_SECONDS).
+Environment: as bench/run.sh (BENCH_MYSQL_*, BENCH_REDIS_HOST/PORT, BENCH_JAVA_OPTS, BENCH_OUT, BENCH_CONVERGE_SECONDS,
+BENCH_PROFILE: a JFR profile of each hot sell, profile-NAME.md in the output folder).
 Output folder (BENCH_OUT, default a new temporary folder): compare.tsv (one line per service run: strategy, build,
 round, position in the round, req/s, p50 us, p99 us, 2xx, answers, events lag p99 ms and deliveries), compare.md (the tables and how they were
 measured), results.tsv (bench/run.sh's raw lines of the same runs), the service and build logs.

@@ -120,7 +120,9 @@ hot_sell() {
   create_item "$sku" 2000000000 0
   metrics_now >"$OUT/metrics-before.txt"
   redis_cmdstats >"$OUT/cmdstats-before.txt"
+  profile_start
   run_wrk purchase "$sku" "$RUN_ID-h$2" "$conc" 0 "$HOT_SECONDS" 0
+  profile_stop "${label//[^A-Za-z0-9.-]/-}-$2"
   redis_cmdstats >"$OUT/cmdstats-after.txt"
   metrics_now >"$OUT/metrics-after.txt"
   rss=$(rss_kb "$SERVICE_PID" VmRSS)

@@ -126,7 +126,7 @@ start_service() {
     ${BENCH_ACCESS_LOG_LEVEL:+QUARKUS_LOG_CATEGORY__FLASHSTOCK_ACCESS__LEVEL="$BENCH_ACCESS_LOG_LEVEL"} \
     ${persistence:+FLASHSTOCK_LUA_PERSISTENCE="$persistence"} \
     "${SERVICE_ENV[@]}" \
-    java ${BENCH_JAVA_OPTS:-} "${SERVICE_JVM_OPTS[@]}" -jar "$JAR" >"$log" 2>&1 &
+    java ${BENCH_JAVA_OPTS:-} "${SERVICE_JVM_OPTS[@]}" "${PROFILE_JVM_OPTS[@]}" -jar "$JAR" >"$log" 2>&1 &
   SERVICE_PID=$!
   SERVICE_PORT=""
   MANAGEMENT_PORT=""
@@ -170,6 +170,33 @@ start_or_die() {
 stop_service() {
   stop_pid "$SERVICE_PID" 20
   SERVICE_PID=""
+}
+
+# A profile of the hot sell alone (BENCH_PROFILE=1): the service runs with a JFR recording ("profile" settings) from its
+# start (PROFILE_JVM_OPTS; started later, with jcmd, JFR instruments classes the JIT has compiled, and the hot sell
+# then ran at a third of its rate); after the hot sell its last minutes are dumped with jcmd (the service's own JDK's)
+# and bench/JfrBreakdown.java tables where the Java CPU samples of the hot sell's own seconds went (docs/
+# benchmarks.md). Off by default: the service is measured as shipped.
+JDK_BIN="$(dirname "$(readlink -f "$(command -v java)")")"
+PROFILE_JVM_OPTS=()
+if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+  PROFILE_JVM_OPTS=(-XX:StartFlightRecording=name=bench,settings=profile,maxage=3m
+    -XX:FlightRecorderOptions=stackdepth=96)
+fi
+PROFILE_FROM_MS=""
+profile_start() { # the hot sell begins
+  PROFILE_FROM_MS="$(date +%s%3N)"
+}
+profile_stop() { # NAME: the hot sell ended; its recording as $OUT/profile-NAME.jfr, its tables as $OUT/profile-NAME.md
+  if [ "${BENCH_PROFILE:-0}" != 1 ]; then return 0; fi
+  local to_ms
+  to_ms="$(date +%s%3N)"
+  "$JDK_BIN/jcmd" "$SERVICE_PID" JFR.dump name=bench filename="$OUT/profile-$1.jfr" >/dev/null \
+    || die "jcmd could not dump the service's JFR recording (pid $SERVICE_PID)"
+  "$JDK_BIN/java" "$BENCH_DIR/JfrBreakdown.java" "$OUT/profile-$1.jfr" 15 "$PROFILE_FROM_MS" "$to_ms" \
+    >"$OUT/profile-$1.md" || die "bench/JfrBreakdown.java could not read $OUT/profile-$1.jfr"
+  say "  profile: $OUT/profile-$1.md (by thread: $(sed -n '/^| thread group/,/^$/s/^| \([^|]*\) | [0-9]* | \([0-9.]*%\) |$/\1 \2/p' \
+    "$OUT/profile-$1.md" | head -3 | paste -sd, - | sed 's/,/, /g'))"
 }
 
 base_url() { echo "http://127.0.0.1:$SERVICE_PORT"; }
