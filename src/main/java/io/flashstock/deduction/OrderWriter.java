@@ -39,9 +39,9 @@ public final class OrderWriter {
                 insert.setString(++column, order.status.name());
                 insert.setString(++column, order.idempotencyKey);
                 insert.setString(++column, order.requestFingerprint);
-                insert.setObject(++column, Timestamps.utc(order.createdAt));
-                insert.setObject(++column, Timestamps.utc(order.expiresAt));
-                insert.setObject(++column, Timestamps.utc(order.updatedAt));
+                insert.setLong(++column, Timestamps.asNumber(order.createdAt));
+                insert.setLong(++column, Timestamps.asNumber(order.expiresAt));
+                insert.setLong(++column, Timestamps.asNumber(order.updatedAt));
                 insert.setString(++column, order.purchaseId);
                 return column;
             });
