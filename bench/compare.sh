@@ -44,6 +44,11 @@ Builds:
                            git worktree of this repository, removed at exit)
   --candidate JAR_B        B: a service jar
   --candidate-rev GITREV   B: the jar of that commit, built the same way
+  --baseline-env NAME=VALUE, --candidate-env NAME=VALUE
+                           an environment variable of that side's service runs only (repeatable): one jar with
+                           two settings (--candidate-env alone and no baseline: A and B are one build, this
+                           checkout's jar or --candidate's), e.g. the access log muted:
+                           --candidate-env QUARKUS_LOG_CATEGORY__FLASHSTOCK_ACCESS__LEVEL=WARN
   --events                 A and B are one build (--candidate / --candidate-rev, or this checkout's jar), A with
                            the sale events off and B with them on, beside a Kafka broker of the run's own
                            (bench/LocalBroker.java) that both are given; after each B hot sell the run waits for
@@ -81,6 +86,7 @@ EOF
 # Options
 
 JAR_A="" JAR_B="" REV_A="" REV_B=""
+ENV_A=() ENV_B=()
 EVENTS=false
 ONLY_STRATEGIES=""
 AB_CONC=50
@@ -95,6 +101,8 @@ while (($# > 0)); do
     --candidate) JAR_B="${2:?--candidate needs a jar}"; shift ;;
     --baseline-rev) REV_A="${2:?--baseline-rev needs a git revision}"; shift ;;
     --candidate-rev) REV_B="${2:?--candidate-rev needs a git revision}"; shift ;;
+    --baseline-env) ENV_A+=("${2:?--baseline-env needs NAME=VALUE}"); shift ;;
+    --candidate-env) ENV_B+=("${2:?--candidate-env needs NAME=VALUE}"); shift ;;
     --events) EVENTS=true ;;
     --strategies) ONLY_STRATEGIES="${2:?--strategies needs a list}"; shift ;;
     --concurrency) AB_CONC="${2:?--concurrency needs a number}"; shift ;;
@@ -111,8 +119,16 @@ done
 usage_error() { echo "$*" >&2; compare_usage >&2; exit 2; }
 if [ -n "$JAR_A" ] && [ -n "$REV_A" ]; then usage_error "give --baseline or --baseline-rev, not both"; fi
 if [ -n "$JAR_B" ] && [ -n "$REV_B" ]; then usage_error "give --candidate or --candidate-rev, not both"; fi
+for setting in "${ENV_A[@]}" "${ENV_B[@]}"; do
+  [[ "$setting" =~ ^[A-Z_][A-Z0-9_]*= ]] || usage_error "not NAME=VALUE: $setting"
+done
+# One build with two settings: the candidate's (or this checkout's) jar on both sides.
+SAME_BUILD=false
+if $EVENTS || { ((${#ENV_A[@]} + ${#ENV_B[@]} > 0)) && [ -z "$JAR_A$REV_A" ]; }; then SAME_BUILD=true; fi
 if $EVENTS; then
   if [ -n "$JAR_A$REV_A" ]; then usage_error "--events compares one build with itself: give no baseline"; fi
+elif $SAME_BUILD; then
+  :
 else
   if [ -z "$JAR_A$REV_A" ]; then usage_error "no baseline: give --baseline JAR_A or --baseline-rev GITREV"; fi
   if [ -z "$JAR_B$REV_B" ]; then usage_error "no candidate: give --candidate JAR_B or --candidate-rev GITREV"; fi
@@ -195,11 +211,15 @@ ab_run() {
   split_config "$1"
   local run_label="$label@$side"
   local publishing=false lag="-" deliveries="-"
-  if [ "$side" = A ]; then JAR="$JAR_A"; else JAR="$JAR_B"; fi
+  if [ "$side" = A ]; then
+    JAR="$JAR_A" SERVICE_ENV=("${ENV_A[@]}")
+  else
+    JAR="$JAR_B" SERVICE_ENV=("${ENV_B[@]}")
+  fi
   if [ "$strategy" = redis-lua ]; then redis_counters=true; fi
   if $EVENTS; then # the broker for both; the events on for B only
     if [ "$side" = B ]; then publishing=true; fi
-    SERVICE_ENV=(KAFKA_BOOTSTRAP_SERVERS="$BOOTSTRAP" FLASHSTOCK_EVENTS_ENABLED="$publishing")
+    SERVICE_ENV+=(KAFKA_BOOTSTRAP_SERVERS="$BOOTSTRAP" FLASHSTOCK_EVENTS_ENABLED="$publishing")
   fi
   say "---- $run_label, round $round: starting the service on fresh data"
   start_fresh "$run_label" "$strategy" "$persistence" "$OUT/service-${label//\//-}-$side-r$round.log"
@@ -343,13 +363,17 @@ JAR_B="$JAR" DESC_B="$DESC"
 if $EVENTS; then
   JAR_A="$JAR_B" DESC_A="$DESC_B, the sale events off"
   DESC_B="$DESC_B, the sale events on"
+elif $SAME_BUILD; then
+  JAR_A="$JAR_B" DESC_A="$DESC_B"
 else
   jar_of A "$JAR_A" "$REV_A"
   JAR_A="$JAR" DESC_A="$DESC"
 fi
+if ((${#ENV_A[@]} > 0)); then DESC_A="$DESC_A, with ${ENV_A[*]}"; fi
+if ((${#ENV_B[@]} > 0)); then DESC_B="$DESC_B, with ${ENV_B[*]}"; fi
 say "A (baseline): $DESC_A"
 say "B (candidate): $DESC_B"
-if [ "$JAR_A" = "$JAR_B" ] && ! $EVENTS; then say "A and B are the same jar: B/A shows the noise of the measurement"; fi
+if [ "$JAR_A" = "$JAR_B" ] && ! $SAME_BUILD; then say "A and B are the same jar: B/A shows the noise of the measurement"; fi
 connect_backends
 make_auth
 if $EVENTS; then start_broker; fi
