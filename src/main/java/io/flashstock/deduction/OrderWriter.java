@@ -10,6 +10,7 @@ import io.flashstock.db.DbErrors;
 import io.flashstock.db.MultiRowInsert;
 import io.flashstock.db.RetryableConflict;
 import io.flashstock.item.Ledger;
+import io.flashstock.order.OrderStatus;
 import io.flashstock.order.Purchase;
 import io.flashstock.order.PurchaseOrder;
 import io.flashstock.support.Timestamps;
@@ -30,18 +31,25 @@ public final class OrderWriter {
             + " idempotency_key, request_fingerprint, created_at, expires_at, updated_at, purchase_id) VALUES ";
     /** Most rows of one INSERT statement. */
     static final int MAX_ROWS_PER_INSERT = MultiRowInsert.MAX_ROWS;
+    /**
+     * Every new order is {@link OrderStatus#RESERVED} and last updated when it was made
+     * ({@link PurchaseOrder#reserved}): both are in the statement, not bound (MySQL reads {@code updated_at} from the
+     * row's {@code created_at}, set earlier in it), because the driver's work goes per bound value and the relay binds
+     * every value of its orders.
+     */
     private static final MultiRowInsert<PurchaseOrder> INSERT = new MultiRowInsert<>(INSERT_ORDERS,
-            "(?,?,?,?,?,?,?,?,?,?,?)", (insert, column, order) -> {
+            "(?,?,?,?,'" + OrderStatus.RESERVED.name() + "',?,?,?,?,created_at,?)", (insert, column, order) -> {
+                if (order.status != OrderStatus.RESERVED || !order.updatedAt.equals(order.createdAt)) {
+                    throw new IllegalArgumentException("not a new order: " + order.id);
+                }
                 insert.setString(++column, order.id);
                 insert.setString(++column, order.sku);
                 insert.setString(++column, order.userId);
                 insert.setInt(++column, order.quantity);
-                insert.setString(++column, order.status.name());
                 insert.setString(++column, order.idempotencyKey);
                 insert.setString(++column, order.requestFingerprint);
                 insert.setLong(++column, Timestamps.asNumber(order.createdAt));
                 insert.setLong(++column, Timestamps.asNumber(order.expiresAt));
-                insert.setLong(++column, Timestamps.asNumber(order.updatedAt));
                 insert.setString(++column, order.purchaseId);
                 return column;
             });
@@ -105,7 +113,7 @@ public final class OrderWriter {
                             order.userId));
                 }
                 try {
-                    Ledger.write(connection, INSERT.rows(orders), reserves);
+                    Ledger.writeReserves(connection, INSERT.rows(orders), reserves);
                 } catch (SQLException e) {
                     throw session.unwrap(SessionImplementor.class).getJdbcServices().getSqlExceptionHelper()
                             .convert(e, "inserting " + orders.size() + " order(s) and their movements", INSERT_ORDERS);

@@ -92,6 +92,28 @@ public final class Ledger {
                 return column;
             });
 
+    /**
+     * Reserve rows alone ({@link #writeReserves}): the constants of every reserve row are in the statement, and the
+     * reserved delta is the available delta's negation (MySQL reads a column set earlier in the same row), so a row
+     * binds its sku, units, order, purchase and actor only: the relay binds every one of its orders' values, and the
+     * driver's work goes per bound value.
+     */
+    private static final MultiRowInsert<Entry> RESERVE_INSERT = new MultiRowInsert<>("INSERT INTO movement (sku,"
+            + " kind, stock_delta, available_delta, reserved_delta, sold_delta, order_id, purchase_id, actor,"
+            + " created_at) VALUES ", "(?,'" + Kind.RESERVE.wire + "',0,-?,-available_delta,0,?,?,?,NOW(6))",
+            (statement, column, entry) -> {
+                if (entry.kind() != Kind.RESERVE || entry.reservedDelta() != -entry.availableDelta()
+                        || entry.stockDelta() != 0 || entry.soldDelta() != 0) {
+                    throw new IllegalArgumentException("not a reserve row: " + entry);
+                }
+                statement.setString(++column, entry.sku());
+                statement.setInt(++column, entry.reservedDelta());
+                statement.setString(++column, entry.orderId());
+                statement.setString(++column, entry.purchaseId());
+                statement.setString(++column, actor(entry.actor()));
+                return column;
+            });
+
     /** Appends {@code entry} in the current transaction. */
     public static void record(Entry entry) {
         record(List.of(entry));
@@ -124,30 +146,31 @@ public final class Ledger {
      * follows an item's movements by id, never passes one that commits later with a smaller id.
      */
     public static void write(Connection connection, List<Entry> entries) throws SQLException {
-        write(connection, null, entries);
+        MultiRowInsert.insert(connection, marks(entries), INSERT.rows(entries));
     }
 
     /**
-     * As {@link #write(Connection, List)}, with {@code with} (new orders, one per entry) in the same round trips: the
-     * marks, then each statement of {@code with} and its entries' statement together ({@link MultiRowInsert}), so the
-     * ledger and its marks cost no round trip of their own.
+     * As {@link #write(Connection, List)} for new orders' {@link Entry#reserve} rows, with {@code with} (the orders,
+     * one per reserve row) in the same round trips: the marks, then each statement of {@code with} and its reserve
+     * rows' statement together ({@link MultiRowInsert}), so the ledger and its marks cost no round trip of their own.
+     * A reserve row binds five values, not nine ({@code RESERVE_INSERT}).
      */
-    public static void write(Connection connection, MultiRowInsert.Rows<?> with, List<Entry> entries)
+    public static void writeReserves(Connection connection, MultiRowInsert.Rows<?> with, List<Entry> reserves)
             throws SQLException {
-        MultiRowInsert.Rows<String> marks = PENDING.rows(entries.stream().map(Entry::sku).distinct().sorted().toList());
-        if (with == null) {
-            MultiRowInsert.insert(connection, marks, INSERT.rows(entries));
-        } else {
-            MultiRowInsert.insert(connection, marks, with, INSERT.rows(entries));
-        }
+        MultiRowInsert.insert(connection, marks(reserves), with, RESERVE_INSERT.rows(reserves));
+    }
+
+    private static MultiRowInsert.Rows<String> marks(List<Entry> entries) {
+        return PENDING.rows(entries.stream().map(Entry::sku).distinct().sorted().toList());
     }
 
     /**
-     * The longest round trip of one item's changes: its mark, {@code with} (the longest statement of its orders) and
-     * the most ledger rows of one statement. It must fit {@code prepStmtCacheSqlLimit}, so the driver parses it once.
+     * The longest round trip of one item's new orders: its mark, {@code with} (the longest statement of its orders)
+     * and the most reserve rows of one statement ({@link #writeReserves}). It must fit {@code prepStmtCacheSqlLimit},
+     * so the driver parses it once.
      */
     public static String longestWith(String with) {
-        return PENDING.shortest() + ";" + with + ";" + INSERT.longest();
+        return PENDING.shortest() + ";" + with + ";" + RESERVE_INSERT.longest();
     }
 
     /** The actor as the column holds it: printable ASCII, at most 64 characters; none is {@code unknown}. */
