@@ -6,12 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
 import io.flashstock.db.DbErrors;
+import io.flashstock.deduction.OrderWriter;
 import io.flashstock.deduction.StrategyProfiles;
+import io.flashstock.order.OrderIds;
+import io.flashstock.order.OrderStatus;
+import io.flashstock.order.PurchaseOrder;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.LocalServersResource;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -79,6 +86,36 @@ class ItemCountersTest {
         Map<String, Long> row = Db.item(sku);
         assertEquals(7L, row.get("available"));
         assertEquals(seen[0], row.get("version"), "a refused reserve leaves the version");
+    }
+
+    /**
+     * New orders go in with the constants their INSERT writes instead of binding (OrderWriter, Ledger.writeReserves):
+     * RESERVED, {@code updated_at} their creation, and one reserve movement each with stock and sold 0 and reserved
+     * the units available gave; an order that is not new is refused and nothing of its batch is written.
+     */
+    @Test
+    void newOrdersAreWrittenWithTheirStatementsConstants() {
+        String sku = newSku("counters");
+        createItem(sku, 10, 0);
+        Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        QuarkusTransaction.requiringNew().run(() -> OrderWriter.insert(List.of(
+                PurchaseOrder.reserved(OrderIds.next(sku), sku, "u-1", 2, "k-1", "f-1", now, Duration.ofMinutes(5)),
+                PurchaseOrder.reserved(OrderIds.next(sku), sku, "u-2", 1, null, null, now, Duration.ofMinutes(5)))));
+        assertEquals(Map.of("RESERVED", 2L, "units:RESERVED", 3L), Db.orders(sku));
+        assertEquals(2L, Db.count("SELECT COUNT(*) FROM purchase_order WHERE sku = ? AND updated_at = created_at"
+                + " AND expires_at = created_at + INTERVAL 5 MINUTE", sku));
+        assertEquals(List.of("0 -1 1 0 u-2", "0 -2 2 0 u-1"), Db.strings("SELECT CONCAT_WS(' ', stock_delta,"
+                + " available_delta, reserved_delta, sold_delta, actor) FROM movement"
+                + " WHERE sku = ? AND kind = 'reserve' ORDER BY actor DESC", sku));
+
+        PurchaseOrder confirmed = PurchaseOrder.reserved(OrderIds.next(sku), sku, "u-3", 1, null, null, now,
+                Duration.ofMinutes(5));
+        confirmed.status = OrderStatus.CONFIRMED;
+        assertThrows(IllegalArgumentException.class, () -> QuarkusTransaction.requiringNew()
+                .run(() -> OrderWriter.insert(List.of(PurchaseOrder.reserved(OrderIds.next(sku), sku, "u-4", 1,
+                        null, null, now, Duration.ofMinutes(5)), confirmed))));
+        assertEquals(2L, Db.orderCount(sku));
+        assertEquals(3L, Db.ledger(sku).get("movements"), "created and two reserves");
     }
 
     /** redis-lock's batch: the fence claim moves no counter; the reservations decided after it bump the version. */
