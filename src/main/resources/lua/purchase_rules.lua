@@ -165,15 +165,19 @@ end
 -- One purchase's stream entry, its held record right after it (the undo of a purchase finds its entry through that
 -- record) and its key; its reply completed. Its own values are ARGV[made.a + 1 .. 7]; its quantity goes as it came (a
 -- Lua number would be formatted into a string again for each command).
+-- The entry is one field, 'o': "orderId userId quantity createdAt expiresAt fingerprint Idempotency-Key pod epoch
+-- cart", one space between values (none holds a space; fingerprint, key, epoch and cart may be empty). One field
+-- instead of ten pairs is less for Redis to convert, store and send back to the relays (PendingStream reads both
+-- forms: entries written by an older pod have the ten fields 'id', 'user', 'qty', ...). The values every purchase of
+-- the call shares are joined once (item.tail).
 local function write_made(item, made, KEYS, ARGV)
   local a = made.a
   local id, user, quantity = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
   if item.limit > 0 then
     redis.call('HINCRBY', KEYS[2], user, quantity)
   end
-  local entry = redis.call('XADD', KEYS[4], '*', 'id', id, 'user', user, 'qty', quantity, 'key', ARGV[a + 7],
-    'fp', ARGV[a + 4], 'created', ARGV[a + 5], 'expires', made.expires, 'pod', ARGV[9], 'ep', item.epoch,
-    'cart', ARGV[13])
+  local entry = redis.call('XADD', KEYS[4], '*', 'o', id .. ' ' .. user .. ' ' .. quantity .. ' ' .. ARGV[a + 5] ..
+    ' ' .. made.expires .. ' ' .. ARGV[a + 4] .. ' ' .. ARGV[a + 7] .. item.tail)
   redis.call('HSET', KEYS[3], id, user .. ' ' .. quantity .. ' ' .. entry)
   if ARGV[a + 4] ~= '' then
     local slot = 4 + made.i
@@ -194,6 +198,7 @@ local function close_item(item, KEYS, ARGV)
   if redis.call('EXISTS', KEYS[4]) == 0 then
     redis.call('XGROUP', 'CREATE', KEYS[4], 'relay', '0', 'MKSTREAM')
   end
+  item.tail = ' ' .. ARGV[9] .. ' ' .. item.epoch .. ' ' .. ARGV[13]
   for _, made in ipairs(item.made) do
     write_made(item, made, KEYS, ARGV)
   end

@@ -26,6 +26,8 @@ public class PendingStream {
 
     /** The consumer group every reader of the pending streams belongs to. */
     static final String GROUP = "relay";
+    /** The one field of an entry the purchase script writes ({@link #packed}). */
+    static final String PACKED = "o";
     /** How long a tombstone outlives the purchase it stops: longer than any command can wait in a queue. */
     static final long VOID_TTL_SECONDS = 600;
 
@@ -136,17 +138,40 @@ public class PendingStream {
             if (values == null || values.size() == 0) {
                 continue; // deleted meanwhile (taken back)
             }
-            Map<String, String> fields = new HashMap<>();
-            for (int i = 0; i + 1 < values.size(); i += 2) {
-                fields.put(values.get(i).toString(), values.get(i + 1).toString());
-            }
-            orders.add(new PendingOrder(entry.get(0).toString(), fields.get("id"), sku, fields.get("user"),
-                    Integer.parseInt(fields.get("qty")), emptyToNull(fields.get("key")), emptyToNull(fields.get("fp")),
-                    Instant.ofEpochSecond(Long.parseLong(fields.get("created"))),
-                    Instant.ofEpochSecond(Long.parseLong(fields.get("expires"))), fields.get("pod"),
-                    fields.getOrDefault("ep", ""), emptyToNull(fields.get("cart"))));
+            String entryId = entry.get(0).toString();
+            orders.add(values.size() == 2 && PACKED.equals(values.get(0).toString())
+                    ? packed(entryId, sku, values.get(1).toString())
+                    : fields(entryId, sku, values));
         }
         return orders;
+    }
+
+    /**
+     * An entry as {@code lua/purchase_rules.lua} writes it: one field {@value #PACKED}, "orderId userId quantity
+     * createdAt expiresAt fingerprint Idempotency-Key pod epoch cart", one space between values, the last five
+     * possibly empty.
+     */
+    static PendingOrder packed(String entryId, String sku, String packed) {
+        String[] v = packed.split(" ", -1);
+        if (v.length != 10) {
+            throw new IllegalStateException("pending order entry " + entryId + " has " + v.length + " values, not 10");
+        }
+        return new PendingOrder(entryId, v[0], sku, v[1], Integer.parseInt(v[2]), emptyToNull(v[6]),
+                emptyToNull(v[5]), Instant.ofEpochSecond(Long.parseLong(v[3])),
+                Instant.ofEpochSecond(Long.parseLong(v[4])), v[7], v[8], emptyToNull(v[9]));
+    }
+
+    /** An entry written by an older pod, one field per value (still read during and after a rolling upgrade). */
+    private static PendingOrder fields(String entryId, String sku, Response values) {
+        Map<String, String> fields = new HashMap<>();
+        for (int i = 0; i + 1 < values.size(); i += 2) {
+            fields.put(values.get(i).toString(), values.get(i + 1).toString());
+        }
+        return new PendingOrder(entryId, fields.get("id"), sku, fields.get("user"), Integer.parseInt(fields.get("qty")),
+                emptyToNull(fields.get("key")), emptyToNull(fields.get("fp")),
+                Instant.ofEpochSecond(Long.parseLong(fields.get("created"))),
+                Instant.ofEpochSecond(Long.parseLong(fields.get("expires"))), fields.get("pod"),
+                fields.getOrDefault("ep", ""), emptyToNull(fields.get("cart")));
     }
 
     /**
