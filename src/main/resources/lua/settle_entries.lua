@@ -8,10 +8,38 @@
 -- ARGV[3 .. 2+n] the entry ids, then for each order inserted by the commit: orderId, userId, quantity, epoch (the
 --                hot stock's 'epoch' the order was acknowledged under)
 -- Returns the number of orders the hot stock took in (or set aside for the warm-up when cold).
+-- The entries leave the stream. XDEL looks each id up on its own: about 13,000 of Redis's instructions per id, more
+-- than the purchase's XADD. XTRIM drops the stream's oldest entries whole listpack nodes at a time, a few hundred
+-- per id. Every entry older than the oldest one still in the group's pending list (or, with none pending, every
+-- entry the group delivered) is an acknowledged one: the group reads from '0', in order, and an entry leaves the
+-- pending list only by an acknowledgement that comes with its delete (here and in undo_purchase.lua). So the trim
+-- takes only entries that are done, and when every one of these was pending and it took as many, it took these. When
+-- not (an entry here was never delivered, or is gone already; an older entry is still pending: another consumer's, a
+-- cart's line, one MySQL did not decide), they go by XDEL, as before.
+local function remove_entries(n)
+  if redis.call('XACK', KEYS[1], 'relay', unpack(ARGV, 3, 2 + n)) < n then
+    redis.call('XDEL', KEYS[1], unpack(ARGV, 3, 2 + n))
+    return
+  end
+  local pending = redis.call('XPENDING', KEYS[1], 'relay')
+  local bound = pending[2]
+  if pending[1] == 0 then
+    local group = redis.call('XINFO', 'GROUPS', KEYS[1])[1]
+    for i = 1, #group, 2 do
+      if group[i] == 'last-delivered-id' then
+        local ms, seq = string.match(group[i + 1], '^(%d+)-(%d+)$')
+        bound = ms .. '-' .. tostring(tonumber(seq) + 1)
+      end
+    end
+  end
+  if redis.call('XTRIM', KEYS[1], 'MINID', '=', bound) < n then
+    redis.call('XDEL', KEYS[1], unpack(ARGV, 3, 2 + n))
+  end
+end
+
 local n = tonumber(ARGV[2])
 if n > 0 and redis.call('EXISTS', KEYS[1]) == 1 then
-  redis.call('XACK', KEYS[1], 'relay', unpack(ARGV, 3, 2 + n))
-  redis.call('XDEL', KEYS[1], unpack(ARGV, 3, 2 + n))
+  remove_entries(n)
 end
 local version = tonumber(ARGV[1])
 if version == 0 then

@@ -30,7 +30,8 @@ class LuaKeysTest {
     /** Commands whose first argument is a key. */
     private static final Set<String> FIRST_ARG_IS_KEY = Set.of("GET", "MGET", "SET", "DEL", "EXISTS", "EXPIRE",
             "PEXPIRE", "PTTL", "TTL", "INCR", "INCRBY", "HGET", "HSET", "HMGET", "HINCRBY", "HEXISTS", "HDEL",
-            "HGETALL", "XADD", "XACK", "XDEL", "XLEN", "XRANGE", "XPENDING", "XAUTOCLAIM", "XCLAIM", "ZADD", "ZREM", "ZSCORE");
+            "HGETALL", "XADD", "XACK", "XDEL", "XTRIM", "XLEN", "XRANGE", "XPENDING", "XAUTOCLAIM", "XCLAIM", "ZADD", "ZREM",
+            "ZSCORE");
     /** Commands without keys (a channel is not a key: classic pub/sub reaches every node of a cluster). */
     private static final Set<String> NO_KEY = Set.of("TIME", "PUBLISH");
     private static final Pattern CALL = Pattern.compile("redis\\.p?call\\(\\s*'([A-Z]+)'\\s*(?:,\\s*([^,)]+))?"
@@ -53,7 +54,7 @@ class LuaKeysTest {
                     String command = call.group(1);
                     String key = switch (command) {
                         case "XREADGROUP" -> streamsKey(code, call.end());
-                        case "XGROUP" -> call.group(3); // XGROUP CREATE <key> ...
+                        case "XGROUP", "XINFO" -> call.group(3); // XGROUP CREATE <key> ..., XINFO GROUPS <key>
                         default -> FIRST_ARG_IS_KEY.contains(command) ? call.group(2) : null;
                     };
                     if (key == null && !NO_KEY.contains(command)) {

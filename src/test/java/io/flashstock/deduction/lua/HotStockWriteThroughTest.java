@@ -100,6 +100,40 @@ class HotStockWriteThroughTest extends HotStockResilience {
     }
 
     /**
+     * Settled entries leave the stream, and nothing else does, whether they are its oldest (one XTRIM drops them) or
+     * not (XDEL): an older entry still pending (another consumer's), a newer one never delivered, an entry settled
+     * without ever being delivered. The item here is made by hand and never announced, so no relay reads it.
+     */
+    @Test
+    void settledEntriesLeaveTheStreamAndNoOthers() {
+        String sku = newSku("settle");
+        String orders = RedisKeys.orders(sku);
+        redis.execute("XGROUP", "CREATE", orders, "relay", "0", "MKSTREAM");
+        List<String> ids = new ArrayList<>();
+        for (int i = 1; i <= 5; i++) {
+            ids.add(redis.execute("XADD", orders, "*", PendingStream.PACKED, "e" + i).toString());
+        }
+        redis.execute("XREADGROUP", "GROUP", "relay", "a", "COUNT", "3", "STREAMS", orders, ">"); // 1, 2, 3 to a
+        redis.execute("XREADGROUP", "GROUP", "relay", "b", "COUNT", "1", "STREAMS", orders, ">"); // 4 to b; 5 unread
+
+        stream.settle(sku, ids.subList(1, 3), List.of(), 0); // 1 is older and still pending
+        assertEquals(List.of(ids.get(0), ids.get(3), ids.get(4)), entryIds(orders));
+        stream.settle(sku, ids.subList(0, 1), List.of(), 0); // now the oldest
+        assertEquals(List.of(ids.get(3), ids.get(4)), entryIds(orders));
+        stream.settle(sku, ids.subList(3, 4), List.of(), 0); // the last one delivered; 5 was never read
+        assertEquals(List.of(ids.get(4)), entryIds(orders));
+        stream.settle(sku, ids.subList(4, 5), List.of(), 0); // settled without being read
+        assertEquals(List.of(), entryIds(orders));
+        assertEquals(0, redis.execute("XPENDING", orders, "relay").get(0).toLong(), "nothing left pending");
+    }
+
+    private List<String> entryIds(String orders) {
+        List<String> ids = new ArrayList<>();
+        redis.execute("XRANGE", orders, "-", "+").forEach(entry -> ids.add(entry.get(0).toString()));
+        return ids;
+    }
+
+    /**
      * Orders acknowledged before Redis lost its data whose MySQL commit lands after the snapshot the item is re-warmed
      * from: the re-warmed hot stock must count them once, whether the commit settles after the warm-up (the settle
      * script takes them in) or while the item is still cold (the warm-up takes them in). Before, Redis showed their
