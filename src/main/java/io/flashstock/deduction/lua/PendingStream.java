@@ -185,15 +185,27 @@ public class PendingStream {
         if (entryIds.isEmpty() && inserted.isEmpty()) {
             return;
         }
-        List<String> args = new ArrayList<>(2 + entryIds.size() + 4 * inserted.size());
+        List<String> keys = List.of(RedisKeys.orders(sku), RedisKeys.stock(sku), RedisKeys.held(sku),
+                RedisKeys.users(sku), RedisKeys.late(sku));
+        List<String> args = new ArrayList<>(3 + entryIds.size() + 4 * inserted.size());
         args.add(Long.toString(inserted.isEmpty() ? 0 : version));
         args.add(Integer.toString(entryIds.size()));
         args.addAll(entryIds);
-        for (PendingOrder order : inserted) {
-            args.addAll(List.of(order.orderId(), order.userId(), Integer.toString(order.quantity()), order.epoch()));
+        if (!inserted.isEmpty()) {
+            // First the orders' epochs alone: the orders go only if the hot stock may have one to take in (-1).
+            int orders = args.size();
+            args.add("?");
+            inserted.stream().map(PendingOrder::epoch).distinct().forEach(args::add);
+            if (scripts.settleEntries.run(redis, keys, args).toLong() != -1) {
+                return;
+            }
+            args.subList(orders, args.size()).clear();
+            for (PendingOrder order : inserted) {
+                args.addAll(List.of(order.orderId(), order.userId(), Integer.toString(order.quantity()),
+                        order.epoch()));
+            }
         }
-        scripts.settleEntries.run(redis, List.of(RedisKeys.orders(sku), RedisKeys.stock(sku), RedisKeys.held(sku),
-                RedisKeys.users(sku), RedisKeys.late(sku)), args);
+        scripts.settleEntries.run(redis, keys, args);
     }
 
     /**
