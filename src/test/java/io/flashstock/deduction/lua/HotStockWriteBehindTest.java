@@ -28,7 +28,6 @@ import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.order.OrderIds;
 import io.flashstock.redis.RedisKeys;
-import io.flashstock.support.KeyFilter;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
@@ -59,9 +58,6 @@ class HotStockWriteBehindTest extends HotStockResilience {
 
     @Inject
     PodIdentity pod;
-
-    @Inject
-    LuaHotStockAudit audit;
 
     @Inject
     ActiveStrategy active;
@@ -117,39 +113,6 @@ class HotStockWriteBehindTest extends HotStockResilience {
         newOrder(new PurchaseCommand(sku, "after", 1, "old-key", "fingerprint-after"));
         awaitOrders(sku, 2);
         assertCounters(sku, 10, 8, 2, 0);
-    }
-
-    /**
-     * An entry as a pod of the earlier version wrote it (ten fields) reads as the one-field entries this version
-     * writes: a rolling upgrade leaves both in a stream, and the relays, the lookups and the settlement report read
-     * each. The item here is made by hand and never announced, so no relay takes its entries first.
-     */
-    @Test
-    void anOlderPodsEntryReadsAsThisVersionsEntry() {
-        String sku = newSku("forms");
-        String orders = RedisKeys.orders(sku);
-        redis.execute("XGROUP", "CREATE", orders, PendingStream.GROUP, "0", "MKSTREAM");
-        String older = OrderIds.next(sku);
-        String newer = OrderIds.next(sku);
-        redis.execute("XADD", orders, "*", "id", older, "user", "u-old", "qty", "2", "key", "k-old", "fp", "f-old",
-                "created", "1795809785", "expires", "1795831385", "pod", "pod-a", "ep", "e1", "cart", "");
-        redis.execute("XADD", orders, "*", PendingStream.PACKED,
-                newer + " u-new 3 1795809786 1795831386 f-new k-new pod-b  " + older); // no epoch: an empty value
-        redis.execute("HSET", RedisKeys.stock(sku), "stock", "10", "available", "5", "reserved", "5", "sold", "0");
-
-        List<PendingOrder> read = stream.readNew(sku, "forms-reader", 10);
-        assertEquals(2, read.size());
-        Instant created = Instant.ofEpochSecond(1795809785);
-        Instant expires = Instant.ofEpochSecond(1795831385);
-        assertEquals(new PendingOrder(read.get(0).entryId(), older, sku, "u-old", 2, "k-old", "f-old", created, expires,
-                "pod-a", "e1", null), read.get(0));
-        assertEquals(new PendingOrder(read.get(1).entryId(), newer, sku, "u-new", 3, "k-new", "f-new",
-                created.plusSeconds(1), expires.plusSeconds(1), "pod-b", "", older), read.get(1));
-        assertEquals(List.of(KeyFilter.entry("u-old", "k-old"), KeyFilter.entry("u-new", "k-new")),
-                stream.pendingKeys(sku));
-        var counts = audit.read(sku).orElseThrow();
-        assertEquals(2, counts.pendingOrders());
-        assertEquals(5, counts.pendingUnits());
     }
 
     /** Runs the purchase script for {@code command} with a new order id, as a request would. */
