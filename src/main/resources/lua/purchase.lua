@@ -39,4 +39,5 @@
 local item = open_item(KEYS, ARGV)
 local reply = decide(item, KEYS, 1, ARGV, 0)
 close_item(item, KEYS, ARGV)
+reply[7], reply[8] = nil, nil -- a purchase taken: the rules' own values (see purchase_rules.lua)
 return reply

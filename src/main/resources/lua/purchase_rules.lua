@@ -11,6 +11,9 @@
 -- for each purchase, in the order purchase.lua always wrote them, its stream entry, held record and key. Nothing is
 -- written before every purchase is decided, except a replayed key's mark; if a write failed halfway, counters
 -- already taken would hold units no entry holds (none oversold), and each purchase is as a single call leaves it.
+-- A purchase taken is its reply: {'OK', streamEntryId, epoch, available after it, seq after it, expiresAt, i, a},
+-- made whole at once (Lua grows a table by copying it), its entry id set once written; the last two values are the
+-- rules' own and never go out.
 
 -- The item's hash, read once per call (KEYS[1..4] and the call's ARGV).
 local function open_item(KEYS, ARGV)
@@ -53,9 +56,10 @@ local function window(item)
   return nil
 end
 
--- KEYS[slot]'s value, nil when absent: as the batch read it ahead (item.read, by slot), else read now.
+-- KEYS[slot]'s value, nil when absent: as the batch read it ahead (item.read[slot - 4], false when absent), else
+-- read now.
 local function read_key(item, KEYS, slot)
-  local value = item.read and item.read[slot]
+  local value = item.read and item.read[slot - 4]
   if value == nil then
     value = redis.call('GET', KEYS[slot])
   end
@@ -91,7 +95,7 @@ local function earlier_answer(item, KEYS, i, ARGV, a)
     else
       redis.call('SET', KEYS[slot], earlier .. ' R', 'KEEPTTL')
       if item.read then
-        item.read[slot] = earlier .. ' R'
+        item.read[slot - 4] = earlier .. ' R'
       end
     end
   end
@@ -153,42 +157,40 @@ local function decide(item, KEYS, i, ARGV, a)
   item.available = item.available - quantity
   item.taken = item.taken + quantity
   item.seq = item.seq + 1
-  local reply = {'OK'}
-  item.made[#item.made + 1] = {i = i, a = a, expires = expires, reply = reply, available = item.available,
-    seq = item.seq}
+  local made = {'OK', '', item.epoch, item.available, item.seq, expires, i, a}
+  item.made[#item.made + 1] = made
   if ARGV[a + 4] ~= '' then
     item.keys[KEYS[4 + i]] = ARGV[a + 1] .. ' ' .. ARGV[a + 4] .. ' ' .. ARGV[a + 5] .. ' ' .. expires
   end
-  return reply
+  return made
 end
 
 -- One purchase's stream entry, its held record right after it (the undo of a purchase finds its entry through that
--- record) and its key; its reply completed. Its own values are ARGV[made.a + 1 .. 7]; its quantity goes as it came (a
--- Lua number would be formatted into a string again for each command).
+-- record) and its key; its reply completed with the entry id. Its own values are ARGV[made[8] + 1 .. 7]; its
+-- quantity goes as it came (a Lua number would be formatted into a string again for each command).
 -- The entry is one field, 'o': "orderId userId quantity createdAt expiresAt fingerprint Idempotency-Key pod epoch
 -- cart", one space between values (none holds a space; fingerprint, key, epoch and cart may be empty). One field
 -- instead of ten pairs is less for Redis to convert, store and send back to the relays (PendingStream reads both
 -- forms: entries written by an older pod have the ten fields 'id', 'user', 'qty', ...). The values every purchase of
 -- the call shares are joined once (item.tail).
 local function write_made(item, made, KEYS, ARGV)
-  local a = made.a
+  local a = made[8]
   local id, user, quantity = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
   if item.limit > 0 then
     redis.call('HINCRBY', KEYS[2], user, quantity)
   end
   local entry = redis.call('XADD', KEYS[4], '*', 'o', id .. ' ' .. user .. ' ' .. quantity .. ' ' .. ARGV[a + 5] ..
-    ' ' .. made.expires .. ' ' .. ARGV[a + 4] .. ' ' .. ARGV[a + 7] .. item.tail)
+    ' ' .. made[6] .. ' ' .. ARGV[a + 4] .. ' ' .. ARGV[a + 7] .. item.tail)
   redis.call('HSET', KEYS[3], id, user .. ' ' .. quantity .. ' ' .. entry)
   if ARGV[a + 4] ~= '' then
-    local slot = 4 + made.i
+    local slot = 4 + made[7]
     redis.call('SET', KEYS[slot], item.keys[KEYS[slot]], 'EX', ARGV[8])
   end
-  local reply = made.reply
-  reply[2], reply[3], reply[4], reply[5], reply[6] = entry, item.epoch, made.available, made.seq, made.expires
+  made[2] = entry
 end
 
--- Writes what the call's purchases took (KEYS[1..4], the call's ARGV) and completes their replies: {'OK',
--- streamEntryId, epoch, available after it, seq after it, expiresAt}.
+-- Writes what the call's purchases took (KEYS[1..4], the call's ARGV) and completes their replies with their entry
+-- ids.
 local function close_item(item, KEYS, ARGV)
   if #item.made == 0 then
     return

@@ -188,7 +188,7 @@ public class HotStock {
         } catch (RuntimeException e) {
             throw abandoned(command, orderId, e);
         }
-        return parse(reply, orderId, createdAt);
+        return parse(ScriptAnswer.single(reply), orderId, createdAt);
     }
 
     static List<String> purchaseKeys(PurchaseCommand command, String orderId) {
@@ -209,18 +209,17 @@ public class HotStock {
     }
 
     /** The purchase script's reply (see {@code lua/purchase.lua}) as a decision. */
-    private static Decision parse(Response reply, String orderId, Instant createdAt) {
-        PurchaseReply code = PurchaseReply.parse(reply.get(0).toString());
+    private static Decision parse(ScriptAnswer reply, String orderId, Instant createdAt) {
+        PurchaseReply code = reply.code();
         return switch (code) {
-            case OK -> new Decision(code, reply.get(1).toString(), orderId, createdAt,
-                    Instant.ofEpochSecond(reply.get(5).toLong()), 0, reply.get(2).toString(),
-                    reply.get(3).toInteger(), reply.get(4).toLong());
-            case REPLAY -> new Decision(code, null, reply.get(1).toString(),
-                    Instant.ofEpochSecond(reply.get(2).toLong()), Instant.ofEpochSecond(reply.get(3).toLong()), 0, null,
-                    -1, -1);
-            case SOLD_OUT -> new Decision(code, null, null, null, null, 0, null, reply.get(1).toInteger(),
-                    reply.get(2).toLong());
-            case LIMIT, NOT_STARTED -> new Decision(code, null, null, null, null, reply.get(1).toLong(), null, -1, -1);
+            case OK -> new Decision(code, reply.text(1), orderId, createdAt,
+                    Instant.ofEpochSecond(reply.number(5)), 0, reply.text(2), (int) reply.number(3),
+                    reply.number(4));
+            case REPLAY -> new Decision(code, null, reply.text(1), Instant.ofEpochSecond(reply.number(2)),
+                    Instant.ofEpochSecond(reply.number(3)), 0, null, -1, -1);
+            case SOLD_OUT -> new Decision(code, null, null, null, null, 0, null, (int) reply.number(1),
+                    reply.number(2));
+            case LIMIT, NOT_STARTED -> new Decision(code, null, null, null, null, reply.number(1), null, -1, -1);
             default -> Decision.of(code);
         };
     }

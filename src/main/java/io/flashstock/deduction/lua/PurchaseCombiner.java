@@ -75,10 +75,11 @@ class PurchaseCombiner {
 
     /**
      * Decides one purchase: {@code keys} and {@code args} are purchase.lua's for it (a single purchase, not a cart's
-     * line). The reply is purchase.lua's, or the failure of the call it went in: Redis's error, or a
-     * {@link TimeoutException}; or {@link NotSent} when its time ran out before a call could take it.
+     * line). The answer is purchase.lua's reply for it (in a combined call, its part of purchase_batch.lua's), or
+     * the failure of the call it went in: Redis's error, or a {@link TimeoutException}; or {@link NotSent} when its
+     * time ran out before a call could take it.
      */
-    Uni<Response> decide(String sku, List<String> keys, List<String> args) {
+    Uni<ScriptAnswer> decide(String sku, List<String> keys, List<String> args) {
         return Uni.createFrom().emitter(emitter -> {
             Waiting purchase = new Waiting(keys, args, System.nanoTime() + timeoutNanos, Vertx.currentContext(),
                     emitter);
@@ -196,14 +197,14 @@ class PurchaseCombiner {
 
     private static void answer(List<Waiting> batch, Response reply) {
         if (batch.size() == 1) {
-            batch.get(0).complete(reply);
-        } else if (reply.size() != batch.size()) { // never: the script answers each purchase
-            IllegalStateException wrong = new IllegalStateException(
-                    "purchase_batch.lua answered " + reply.size() + " purchases of " + batch.size());
+            batch.get(0).complete(ScriptAnswer.single(reply));
+        } else if (reply.size() != ScriptAnswer.WIDTH * batch.size()) { // never: the script answers each purchase
+            IllegalStateException wrong = new IllegalStateException("purchase_batch.lua answered " + reply.size()
+                    + " values for " + batch.size() + " purchases");
             batch.forEach(purchase -> purchase.fail(wrong));
         } else {
             for (int i = 0; i < batch.size(); i++) {
-                batch.get(i).complete(reply.get(i));
+                batch.get(i).complete(new ScriptAnswer(reply, ScriptAnswer.WIDTH * i));
             }
         }
     }
@@ -251,12 +252,12 @@ class PurchaseCombiner {
         final List<String> args;
         final long deadline;
         final Context context;
-        final UniEmitter<? super Response> emitter;
+        final UniEmitter<? super ScriptAnswer> emitter;
         /** Answered, or cancelled by its caller while queued: not to be sent. */
         volatile boolean over;
 
         Waiting(List<String> keys, List<String> args, long deadline, Context context,
-                UniEmitter<? super Response> emitter) {
+                UniEmitter<? super ScriptAnswer> emitter) {
             this.keys = keys;
             this.args = args;
             this.deadline = deadline;
@@ -264,7 +265,7 @@ class PurchaseCombiner {
             this.emitter = emitter;
         }
 
-        void complete(Response reply) {
+        void complete(ScriptAnswer reply) {
             deliver(() -> emitter.complete(reply));
         }
 

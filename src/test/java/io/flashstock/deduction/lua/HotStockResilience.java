@@ -32,7 +32,6 @@ import io.flashstock.testsupport.Shop;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.RedisDataSource;
-import io.vertx.mutiny.redis.client.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -380,7 +379,8 @@ abstract class HotStockResilience {
      */
     @Test
     void purchasesWaitingTogetherAreDecidedInOneCallEachAsAlone() throws Exception {
-        List<String> expected = List.of("OK", "OK", "REPLAY", "LIMIT", "VOID", "OK", "SOLD_OUT", "KEY_REUSED");
+        List<String> expected = List.of("OK 3", "OK 2", "REPLAY", "LIMIT 2", "VOID", "OK 0", "SOLD_OUT 0",
+                "KEY_REUSED");
         String alone = newSku("one-by-one");
         String together = newSku("together");
         for (String sku : List.of(alone, together)) {
@@ -402,14 +402,14 @@ abstract class HotStockResilience {
      */
     @Test
     void keysOfEarlierCallsAnswerInABatchAsAlone() throws Exception {
-        List<String> expected = List.of("OK", "REPLAY", "REPLAY", "OK", "REPLAY", "KEY_REUSED");
+        List<String> expected = List.of("OK 8", "REPLAY", "REPLAY", "OK 7", "REPLAY", "KEY_REUSED");
         String alone = newSku("keys-one-by-one");
         String together = newSku("keys-together");
         for (String sku : List.of(alone, together)) {
             createItem(sku, 10, 0);
             hotStock.prepare(sku);
             Buy first = new Buy("u-a", 1, "k-1", "fp-1", false);
-            assertEquals(List.of("OK"), decideOneByOne(sku, List.of(call(sku, first))));
+            assertEquals(List.of("OK 9"), decideOneByOne(sku, List.of(call(sku, first))));
             redis.value(String.class).setex(RedisKeys.legacyIdempotency(sku, "k-old"), 600,
                     UUID.randomUUID() + " fp-old 1795809785 1795831385");
         }
@@ -428,26 +428,39 @@ abstract class HotStockResilience {
         return String.valueOf(redis.value(String.class).get(RedisKeys.legacyIdempotency(sku, "k-old"))).endsWith(" R");
     }
 
-    /** The replies' kinds of {@code calls} to purchase.lua on {@code sku}, sent one after the other. */
+    /**
+     * A purchase's answer without what differs between two items (ids, epochs, seqs: each item's starts at its own
+     * time): its kind, and the units available after a purchase or a sold-out answer, or the limit.
+     */
+    private static String told(ScriptAnswer answer) {
+        return switch (answer.code()) {
+            case OK -> "OK " + answer.number(3);
+            case SOLD_OUT -> "SOLD_OUT " + answer.number(1);
+            case LIMIT -> "LIMIT " + answer.number(1);
+            default -> answer.text(0);
+        };
+    }
+
+    /** The answers ({@link #told}) to {@code calls} to purchase.lua on {@code sku}, sent one after the other. */
     private List<String> decideOneByOne(String sku, List<Map.Entry<List<String>, List<String>>> calls) {
         List<String> answers = new ArrayList<>();
         for (Map.Entry<List<String>, List<String>> call : calls) {
-            answers.add(combiner.decide(sku, call.getKey(), call.getValue()).await().atMost(Duration.ofSeconds(5))
-                    .get(0).toString());
+            answers.add(told(combiner.decide(sku, call.getKey(), call.getValue()).await()
+                    .atMost(Duration.ofSeconds(5))));
         }
         return answers;
     }
 
     /**
-     * The replies' kinds of {@code calls} on {@code sku} sent while Redis is paused, so that the first is in flight
-     * alone and the others queue behind it: two calls, the second a batch of all the others.
+     * The answers ({@link #told}) to {@code calls} on {@code sku} sent while Redis is paused, so that the first is in
+     * flight alone and the others queue behind it: two calls, the second a batch of all the others.
      */
     private List<String> decideWaitingTogether(String sku, List<Map.Entry<List<String>, List<String>>> calls)
             throws Exception {
         DistributionSummary sizes = meters.find("flashstock.lua.purchase.batch.size").summary();
         long callsBefore = sizes.count();
         double purchases = sizes.totalAmount();
-        List<CompletableFuture<Response>> waiting = new ArrayList<>();
+        List<CompletableFuture<ScriptAnswer>> waiting = new ArrayList<>();
         OwnRedisResource.server().pause();
         try {
             for (Map.Entry<List<String>, List<String>> call : calls) {
@@ -458,8 +471,8 @@ abstract class HotStockResilience {
             OwnRedisResource.server().resume();
         }
         List<String> answers = new ArrayList<>();
-        for (CompletableFuture<Response> answer : waiting) {
-            answers.add(answer.get(5, TimeUnit.SECONDS).get(0).toString());
+        for (CompletableFuture<ScriptAnswer> answer : waiting) {
+            answers.add(told(answer.get(5, TimeUnit.SECONDS)));
         }
         assertEquals(2, sizes.count() - callsBefore, "the first alone, the others that waited in one call");
         assertEquals(calls.size(), sizes.totalAmount() - purchases);
@@ -477,7 +490,7 @@ abstract class HotStockResilience {
         String sku = newSku("hung-queue");
         createItem(sku, 100_000, 0);
         hotStock.prepare(sku);
-        List<CompletableFuture<Response>> waiting = new ArrayList<>();
+        List<CompletableFuture<ScriptAnswer>> waiting = new ArrayList<>();
         OwnRedisResource.server().pause();
         try {
             // The first call goes at once; the rest queue behind it, one about every few tens of microseconds for
@@ -503,7 +516,7 @@ abstract class HotStockResilience {
         } finally {
             OwnRedisResource.server().resume();
         }
-        for (CompletableFuture<Response> answer : waiting) {
+        for (CompletableFuture<ScriptAnswer> answer : waiting) {
             try {
                 answer.get(10, TimeUnit.SECONDS);
             } catch (java.util.concurrent.ExecutionException expected) {
@@ -532,8 +545,8 @@ abstract class HotStockResilience {
             calls.add(Map.entry(HotStock.purchaseKeys(command, orderId),
                     hotStock.purchaseArgs(command, orderId, now, now.plusSeconds(600), null, warmer.generation())));
         }
-        CompletableFuture<Response> first;
-        CompletableFuture<Response> last;
+        CompletableFuture<ScriptAnswer> first;
+        CompletableFuture<ScriptAnswer> last;
         OwnRedisResource.server().pause();
         try {
             first = combiner.decide(sku, calls.get(0).getKey(), calls.get(0).getValue()).subscribeAsCompletionStage();
@@ -544,8 +557,8 @@ abstract class HotStockResilience {
         } finally {
             OwnRedisResource.server().resume();
         }
-        assertEquals("OK", first.get(5, TimeUnit.SECONDS).get(0).toString());
-        assertEquals("OK", last.get(5, TimeUnit.SECONDS).get(0).toString());
+        assertEquals("OK", first.get(5, TimeUnit.SECONDS).text(0));
+        assertEquals("OK", last.get(5, TimeUnit.SECONDS).text(0));
         assertEquals(null, redis.hash(String.class).hget(RedisKeys.held(sku), orderIds.get(1)), "never sent");
         assertEquals("8", redis.hash(String.class).hget(RedisKeys.stock(sku), "available"));
     }
