@@ -1,9 +1,9 @@
 -- redis-lua: several purchases of one item, decided in one call, in arrival order, each by the rules that decide one
 -- (purchase_rules.lua, which LuaScript puts before this file, as before purchase.lua): no second copy of the rules.
 -- The item's hash is read once and its counters written once per call, and so are the purchases' tombstones and
--- keys (one EXISTS, or with a key among them one MGET); what is left per purchase is its stream entry, held record
--- and key. One call per batch also saves what each call costs apart from its decision (the round trip, parsing, the
--- script's start, the reply).
+-- keys (one EXISTS, or with a key among them one MGET) and their held records (one HSET); what is left per purchase
+-- is its stream entry and key. One call per batch also saves what each call costs apart from its decision (the round
+-- trip, parsing, the script's start, the reply).
 -- Every key comes through KEYS; all share the item's {sku} hash tag.
 -- KEYS[1..4] purchase.lua's KEYS[1..4], the item's: stock, users, held, orders
 -- then the purchases' own keys by kind, purchase i (1..n) at: KEYS[4 + i] its KEYS[5] (the user's key),

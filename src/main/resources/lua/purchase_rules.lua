@@ -8,9 +8,9 @@
 -- 4 + n + i, the keys' older names at 4 + 2n + i (so n = 1 gives purchase.lua's KEYS[5], [6], [7]).
 -- A call reads the item once (open_item), decides its purchases in arrival order against what it read and what the
 -- call's earlier purchases took (decide), then writes once what they took (close_item): the counters first, then
--- for each purchase, in the order purchase.lua always wrote them, its stream entry, held record and key. Nothing is
--- written before every purchase is decided, except a replayed key's mark; if a write failed halfway, counters
--- already taken would hold units no entry holds (none oversold), and each purchase is as a single call leaves it.
+-- for each purchase its stream entry, held record and key (a call of several writes their held records in one HSET
+-- after their entries). Nothing is written before every purchase is decided, except a replayed key's mark; if a
+-- write failed halfway, counters already taken would hold units no entry holds (none oversold).
 -- A purchase taken is its reply: {'OK', streamEntryId, epoch, available after it, seq after it, expiresAt, i, a},
 -- made whole at once (Lua grows a table by copying it), its entry id set once written; the last two values are the
 -- rules' own and never go out.
@@ -165,9 +165,10 @@ local function decide(item, KEYS, i, ARGV, a)
   return made
 end
 
--- One purchase's stream entry, its held record right after it (the undo of a purchase finds its entry through that
--- record) and its key; its reply completed with the entry id. Its own values are ARGV[made[8] + 1 .. 7]; its
--- quantity goes as it came (a Lua number would be formatted into a string again for each command).
+-- One purchase's stream entry, its held record (the undo of a purchase finds its entry through that record: written
+-- at once, or added to item.held, which close_item writes in one HSET) and its key; its reply completed with the
+-- entry id. Its own values are ARGV[made[8] + 1 .. 7]; its quantity goes as it came (a Lua number would be formatted
+-- into a string again for each command).
 -- The entry is one field, 'o': "orderId userId quantity createdAt expiresAt fingerprint Idempotency-Key pod epoch
 -- cart", one space between values (none holds a space; fingerprint, key, epoch and cart may be empty). One field
 -- instead of ten pairs is less for Redis to convert, store and send back to the relays (PendingStream reads both
@@ -181,7 +182,12 @@ local function write_made(item, made, KEYS, ARGV)
   end
   local entry = redis.call('XADD', KEYS[4], '*', 'o', id .. ' ' .. user .. ' ' .. quantity .. ' ' .. ARGV[a + 5] ..
     ' ' .. made[6] .. ' ' .. ARGV[a + 4] .. ' ' .. ARGV[a + 7] .. item.tail)
-  redis.call('HSET', KEYS[3], id, user .. ' ' .. quantity .. ' ' .. entry)
+  if item.held then
+    local at = #item.held
+    item.held[at + 1], item.held[at + 2] = id, user .. ' ' .. quantity .. ' ' .. entry
+  else
+    redis.call('HSET', KEYS[3], id, user .. ' ' .. quantity .. ' ' .. entry)
+  end
   if ARGV[a + 4] ~= '' then
     local slot = 4 + made[7]
     redis.call('SET', KEYS[slot], item.keys[KEYS[slot]], 'EX', ARGV[8])
@@ -190,7 +196,8 @@ local function write_made(item, made, KEYS, ARGV)
 end
 
 -- Writes what the call's purchases took (KEYS[1..4], the call's ARGV) and completes their replies with their entry
--- ids.
+-- ids. The held records of a call of several go in one HSET: a command from Lua costs about as much again as the
+-- write itself (its arguments and reply converted, the command looked up).
 local function close_item(item, KEYS, ARGV)
   if #item.made == 0 then
     return
@@ -201,8 +208,14 @@ local function close_item(item, KEYS, ARGV)
     redis.call('XGROUP', 'CREATE', KEYS[4], 'relay', '0', 'MKSTREAM')
   end
   item.tail = ' ' .. ARGV[9] .. ' ' .. item.epoch .. ' ' .. ARGV[13]
+  if #item.made > 1 then
+    item.held = {}
+  end
   for _, made in ipairs(item.made) do
     write_made(item, made, KEYS, ARGV)
+  end
+  if item.held then
+    redis.call('HSET', KEYS[3], unpack(item.held))
   end
   if ARGV[10] == 'OWN' then
     -- Every write-through call takes what is new, so what is new now is this call's entries alone.
