@@ -3,22 +3,32 @@
 # stopped at exit): Redis's CPU per purchase of purchase.lua (one purchase per call) against purchase_batch.lua
 # (N purchases per call), with and without an Idempotency-Key per purchase, each as the service sends it
 # (purchase_rules.lua before the script, as LuaScript composes it). Every purchase is a new user's and takes a unit.
-# Usage: bench/lua_alone.sh [--instructions] [N (default 16)] [PURCHASES (default 20000; 3200 with --instructions)]
+# Usage: bench/lua_alone.sh [--instructions | --where] [N (default 16)] [PURCHASES (default 20000; 3200 with
+#        --instructions or --where)]
 #   --instructions: the redis-server runs under valgrind's callgrind and the figure is the instructions it executed
 #   per purchase (one connection, counted after a warm-up): the same for the same scripts whatever else the machine
 #   does, so two versions of a script compare within a percent; CPU time (the default) moves with the machine's speed.
+#   --where: --instructions, and after each figure where those instructions went: Redis's functions that a script
+#   call passes through (WHERE_FUNCTIONS, a grep -E pattern), each with its instructions per purchase, callees
+#   included. Debian's redis-server has no symbols: give one built with them in REDIS_SERVER.
+# REDIS_SERVER: the redis-server to run (default: the one on PATH).
 # Needs redis-server, redis-cli and redis-benchmark (and valgrind for --instructions). Compare figures within one run.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 INSTRUCTIONS=no
-if [ "${1:-}" = --instructions ]; then INSTRUCTIONS=yes; shift; fi
+WHERE=no
+case "${1:-}" in
+  --instructions) INSTRUCTIONS=yes; shift ;;
+  --where) INSTRUCTIONS=yes; WHERE=yes; shift ;;
+esac
+WHERE_FUNCTIONS="${WHERE_FUNCTIONS:-:(luaCallFunction|luaRedisGenericCommand|call|luaReplyToRedisReply|luaCreateArray|luaC_step|processMultibulkBuffer|[a-z]+Command)}"
 N="${1:-16}"
 PURCHASES="${2:-$([ "$INSTRUCTIONS" = yes ] && echo 3200 || echo 20000)}"
 LUA=src/main/resources/lua
 WORK="$(mktemp -d /tmp/flashstock-lua-alone.XXXXXX)"
 PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-SERVER=(redis-server --bind 127.0.0.1 --port "$PORT" --save '' --appendonly no --dir "$WORK" --logfile "$WORK/redis.log")
+SERVER=("${REDIS_SERVER:-redis-server}" --bind 127.0.0.1 --port "$PORT" --save '' --appendonly no --dir "$WORK" --logfile "$WORK/redis.log")
 if [ "$INSTRUCTIONS" = yes ]; then
   valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind.%p" "${SERVER[@]}" 2>"$WORK/valgrind.log" &
   SERVER_PID=$!
@@ -40,6 +50,14 @@ instructions() {
   callgrind_control -z "$SERVER_PID" >/dev/null 2>&1
   awk '/^(summary|totals):/ {print $2; exit}' "$(ls -t "$WORK"/callgrind.* | head -1)"
 }
+# where PURCHASES: the functions of WHERE_FUNCTIONS in the last dump, each with its instructions (callees included)
+# per purchase (a function called from itself is also listed as name'2, its inner calls)
+where() {
+  callgrind_annotate --inclusive=yes --threshold=100 "$(ls -t "$WORK"/callgrind.* | head -1)" 2>/dev/null \
+    | grep -E "^ *[0-9,]+ \([ 0-9.]+%\) +[^ ]*$WHERE_FUNCTIONS('[0-9]+)? \[" \
+    | awk -v n="$1" '{gsub(",", "", $1); name = $0; sub(/ \[.*$/, "", name); sub(/^.*:/, "", name)
+                     printf "    %-36s %9.0f\n", name, $1 / n}'
+}
 ID=01a21e9a-b588-70e0-a41e
 
 # measure LABEL PURCHASES_PER_CALL CALLS ARGS...: Redis's CPU per purchase of CALLS calls (50 connections), or with
@@ -52,6 +70,7 @@ measure() {
     instructions >/dev/null
     redis-benchmark -p "$PORT" -c 1 -n "$calls" -r 1000000000 -q "$@" >/dev/null
     awk -v l="$label" -v d="$(instructions)" -v n=$((calls * per_call)) 'BEGIN {printf "%-44s %7.0f instructions\n", l, d / n}'
+    if [ "$WHERE" = yes ]; then where $((calls * per_call)); fi
     return
   fi
   before="$(cpu_us)"
