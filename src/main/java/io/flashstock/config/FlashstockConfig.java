@@ -212,7 +212,9 @@ public interface FlashstockConfig {
         /**
          * Most purchases of one item one script call decides. Purchases of an item that arrive while its call is in
          * flight go to Redis together in the next call, each decided as alone, in arrival order: one round trip per
-         * batch instead of per purchase, and no wait when the item is idle. 1: one call per purchase.
+         * batch instead of per purchase, and no wait when the item is idle. 1: one call per purchase. At most
+         * 1000 (a larger value counts as 1000): a call's values pass through Lua's {@code unpack}, which takes
+         * 8000 at most, and a call that large would hold Redis up for everyone else anyway.
          */
         @WithDefault("64")
         int batchMax();

@@ -46,6 +46,11 @@ class PurchaseCombiner {
      * purchase of a pod's item (and a batch never holds a cart's line): a batch sends them once, with its first.
      */
     private static final int OWN_ARGS = 7;
+    /**
+     * Most purchases one call takes, whatever {@code flashstock.lua.batch-max} says: purchase_batch.lua hands its
+     * reply's 6 values per purchase to Lua's {@code unpack} at once, which takes at most 8000.
+     */
+    private static final int MAX_BATCH = 1000;
 
     private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
     private final ReactiveRedisDataSource redis;
@@ -67,7 +72,7 @@ class PurchaseCombiner {
         this.scripts = scripts;
         this.timeoutNanos = timeout.toNanos();
         this.minWaitNanos = Math.max(1_000_000, timeoutNanos / 4);
-        this.batchMax = Math.max(1, config.lua().batchMax());
+        this.batchMax = Math.min(MAX_BATCH, Math.max(1, config.lua().batchMax()));
         this.sizes = DistributionSummary.builder("flashstock.lua.purchase.batch.size")
                 .description("Purchases of one item decided by one script call (redis-lua)")
                 .register(registry);
