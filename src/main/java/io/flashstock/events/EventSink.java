@@ -132,17 +132,20 @@ public class EventSink {
         synchronized (ack) {
             result = ack.clone();
         }
-        SentBatch batch = new SentBatch(events, result, first.get());
+        // One reading of the first failure: a callback can still set it after the wait (a broker error just past the
+        // deadline), and a batch must never say it failed without saying why.
+        Exception failure = first.get();
+        SentBatch batch = new SentBatch(events, result, failure);
         int ok = batch.ackedCount();
         acked.increment(ok);
         failed.increment(n - ok);
         if (ok < n) {
-            if (first.get() == null) {
-                first.set(new org.apache.kafka.common.errors.TimeoutException("no acknowledgement within "
-                        + config.sendTimeout()));
-                batch = new SentBatch(events, result, first.get());
+            if (failure == null) {
+                failure = new org.apache.kafka.common.errors.TimeoutException("no acknowledgement within "
+                        + config.sendTimeout());
+                batch = new SentBatch(events, result, failure);
             }
-            LOG.debugf("%d of %d events not acknowledged: %s", n - ok, n, first.get());
+            LOG.debugf("%d of %d events not acknowledged: %s", n - ok, n, failure);
         }
         return batch;
     }
