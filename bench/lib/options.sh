@@ -54,15 +54,16 @@ Options:
                        built with ./mvnw when missing or older than the sources); also FLASHSTOCK_JAR
   -h, --help           this text
 
-Environment: BENCH_MYSQL_HOST/PORT/USER/PASSWORD (127.0.0.1, 3306, root, empty), BENCH_REDIS_HOST/PORT
-(unset: a Redis of its own, see below), BENCH_JAVA_OPTS (JVM options of the service), BENCH_OUT (folder for
-logs and raw results; default a new temporary folder), BENCH_CONVERGE_SECONDS (how long redis-lua
-write-behind may take to reach MySQL; default 5), BENCH_CATALOG_READY_SECONDS (how long a catalog run waits
-for readiness before it records "not ready" and goes on; default 300), BENCH_ACCESS_LOG_LEVEL (the service's
-access log, one line per request: on as shipped; WARN mutes it, to see its cost), BENCH_PROFILE (1: the service
-runs with a JFR recording, "profile" settings, and after each hot sell profile-NAME.jfr in the output folder holds
-its last minutes and profile-NAME.md bench/JfrBreakdown.java's tables of where the service's Java CPU samples of
-the hot sell's own seconds went: by thread group, innermost library and method on the stack).
+Environment: BENCH_MYSQL_HOST/PORT/USER/PASSWORD (127.0.0.1, 3306, root, empty), BENCH_REDIS_HOST/PORT (unset: a
+Redis of its own, see below), BENCH_JAVA_OPTS (JVM options of the service, which runs with the collector the
+image ships unless these name one), BENCH_OUT (folder for logs and raw results; default a new temporary folder),
+BENCH_CONVERGE_SECONDS (how long redis-lua write-behind may take to reach MySQL; default 5),
+BENCH_CATALOG_READY_SECONDS (how long a catalog run waits for readiness before it records "not ready" and goes
+on; default 300), BENCH_ACCESS_LOG_LEVEL (the service's access log, one line per request: on as shipped; WARN
+mutes it, to see its cost), BENCH_PROFILE (1: the service runs with a JFR recording, "profile" settings, and
+after each hot sell profile-NAME.jfr in the output folder holds its last minutes and profile-NAME.md
+bench/JfrBreakdown.java's tables of where the service's Java CPU samples of the hot sell's own seconds went: by
+thread group, innermost library and method on the stack).
 
 Redis: by default it starts a redis-server of its own (no persistence, data in a temporary folder, on a free
 port of 127.0.0.1, log redis-server.log in the output folder), uses it for the whole run (the service, the

@@ -9,9 +9,17 @@ report_tables() {
     "$RESULTS"
 }
 
+# service_jvm: the JVM options every service run starts with (the memory run adds its own).
+service_jvm() {
+  echo "The service's JVM options: $(shipped_gc) ${BENCH_JAVA_OPTS:-} (the collector is the one the image and the" \
+    "Deployment ship, src/main/docker/Dockerfile.jvm's GC_CONTAINER_OPTIONS, unless BENCH_JAVA_OPTS names one)."
+}
+
 report() {
   echo
   echo "## flashstock benchmark: $MODE run $RUN_ID, $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo
+  service_jvm
   echo
   report_tables
 }
@@ -24,6 +32,7 @@ machine_description() {
   echo "- $(java -version 2>&1 | head -1); $(sql_server 'SELECT CONCAT("MySQL server ", VERSION())');" \
     "Redis $(rcli INFO server | awk -F: '/^redis_version/ {print $2}' | tr -d '\r')$(if $REDIS_OWN; then echo ' (own server)'; fi);" \
     "$(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
+  echo "- $(service_jvm)"
   echo "- Everything on this one machine: service, MariaDB, Redis and the load generators share the cores."
 }
 

@@ -106,15 +106,32 @@ SERVICE_READY_MS=""
 SERVICE_ENV=()
 SERVICE_JVM_OPTS=()
 
+# shipped_gc: the garbage collector the container image and the Deployment run the JVM with (GC_CONTAINER_OPTIONS of
+# src/main/docker/Dockerfile.jvm, of the jar's checkout, else this one). The service runs with it, so that a hot sell
+# measures the JVM as it ships rather than the JVM's own pick on this machine (G1, with 2 cores and 24 GiB; see
+# docs/benchmarks.md, "The collector as shipped"). Nothing when BENCH_JAVA_OPTS, the run's own JVM options or
+# environment (JAVA_TOOL_OPTIONS of bench/compare.sh --candidate-env) name a collector: the JVM refuses two.
+shipped_gc() {
+  local where
+  if [[ " ${BENCH_JAVA_OPTS:-} ${SERVICE_JVM_OPTS[*]} ${SERVICE_ENV[*]} " =~ -XX:\+Use[A-Za-z0-9]+GC ]]; then return 0; fi
+  for where in "$jar_root" "$REPO_DIR"; do
+    if [ -f "$where/src/main/docker/Dockerfile.jvm" ]; then
+      sed -n 's/^ENV GC_CONTAINER_OPTIONS="\(.*\)"[[:space:]]*$/\1/p' "$where/src/main/docker/Dockerfile.jvm" | tail -1
+      return 0
+    fi
+  done
+}
+
 # start_service STRATEGY PERSISTENCE LOG [READY_SECONDS]: on the data as it is (see fresh_data); times start to
 # ready (/q/health/ready 200) in SERVICE_READY_MS. 0 ready; 3 strategy not in this build; 4 still not ready after
 # READY_SECONDS (default 120; the service is left running); dies if it stops during startup. The service runs with
 # its defaults, the access log (one line per request, docs/operations.md "Logs") included: a benchmark of the service
 # as shipped. BENCH_ACCESS_LOG_LEVEL=WARN mutes it, to see what it costs.
 start_service() {
-  local strategy="$1" persistence="$2" log="$3" ready_seconds="${4:-120}" t0 code i
+  local strategy="$1" persistence="$2" log="$3" ready_seconds="${4:-120}" t0 code i gc
+  gc="$(shipped_gc)"
   t0=$(date +%s%N)
-  # shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of options
+  # shellcheck disable=SC2086 # BENCH_JAVA_OPTS and gc are lists of options
   env QUARKUS_PROFILE="$strategy" \
     QUARKUS_DATASOURCE_JDBC_URL="$JDBC_URL" \
     QUARKUS_DATASOURCE_USERNAME="$MYSQL_USER" QUARKUS_DATASOURCE_PASSWORD="$MYSQL_PWD" \
@@ -126,7 +143,7 @@ start_service() {
     ${BENCH_ACCESS_LOG_LEVEL:+QUARKUS_LOG_CATEGORY__FLASHSTOCK_ACCESS__LEVEL="$BENCH_ACCESS_LOG_LEVEL"} \
     ${persistence:+FLASHSTOCK_LUA_PERSISTENCE="$persistence"} \
     "${SERVICE_ENV[@]}" \
-    java ${BENCH_JAVA_OPTS:-} "${SERVICE_JVM_OPTS[@]}" "${PROFILE_JVM_OPTS[@]}" -jar "$JAR" >"$log" 2>&1 &
+    java $gc ${BENCH_JAVA_OPTS:-} "${SERVICE_JVM_OPTS[@]}" "${PROFILE_JVM_OPTS[@]}" -jar "$JAR" >"$log" 2>&1 &
   SERVICE_PID=$!
   SERVICE_PORT=""
   MANAGEMENT_PORT=""
