@@ -11,7 +11,9 @@ report_tables() {
 
 # service_jvm: the JVM options every service run starts with (the memory run adds its own).
 service_jvm() {
-  echo "The service's JVM options: $(shipped_gc) ${BENCH_JAVA_OPTS:-} (the collector is the one the image and the" \
+  local opts
+  opts="$(shipped_gc)${BENCH_JAVA_OPTS:+ $BENCH_JAVA_OPTS}"
+  echo "The service's JVM options: ${opts# } (the collector is the one the image and the" \
     "Deployment ship, src/main/docker/Dockerfile.jvm's GC_CONTAINER_OPTIONS, unless BENCH_JAVA_OPTS names one)."
 }
 

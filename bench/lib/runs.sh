@@ -141,21 +141,17 @@ raw_redis_not_run() {
 # container). The image's launcher (run-java.sh) adds defaults of its own, which are not reproduced.
 
 memory_run() {
-  local label="redis-lua/write-behind@${CONTAINER_MB}MB" dockerfile="" where opts arena opt c rep
+  local label="redis-lua/write-behind@${CONTAINER_MB}MB" opts arena opt c rep
   local -a SERVICE_JVM_OPTS=("-XX:MaxRAM=${CONTAINER_MB}m") SERVICE_ENV=() words=()
   if [[ " ${RAN_CONFIGS[*]} " != *" redis-lua:write-behind "* ]]; then
     skipped "memory run ($label)" "no redis-lua write-behind run in this run to compare with"
     return 0
   fi
-  for where in "$jar_root" "$REPO_DIR"; do
-    if [ -f "$where/src/main/docker/Dockerfile.jvm" ]; then dockerfile="$where/src/main/docker/Dockerfile.jvm"; break; fi
-  done
-  if [ -z "$dockerfile" ]; then
+  if ! opts="$(image_setting JAVA_OPTS_APPEND)"; then
     skipped "memory run ($label)" "no src/main/docker/Dockerfile.jvm" "to take the JVM options from"
     return 0
   fi
-  opts="$(sed -n 's/^ENV JAVA_OPTS_APPEND="\(.*\)"[[:space:]]*$/\1/p' "$dockerfile" | tail -1)"
-  arena="$(sed -n 's/^ENV MALLOC_ARENA_MAX=\([0-9][0-9]*\)[[:space:]]*$/\1/p' "$dockerfile" | tail -1)"
+  arena="$(image_setting MALLOC_ARENA_MAX)"
   read -r -a words <<<"$opts"
   for opt in "${words[@]}"; do
     if [[ "$opt" != -Dquarkus.http.host=* ]]; then SERVICE_JVM_OPTS+=("$opt"); fi

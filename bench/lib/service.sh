@@ -106,20 +106,27 @@ SERVICE_READY_MS=""
 SERVICE_ENV=()
 SERVICE_JVM_OPTS=()
 
-# shipped_gc: the garbage collector the container image and the Deployment run the JVM with (GC_CONTAINER_OPTIONS of
-# src/main/docker/Dockerfile.jvm, of the jar's checkout, else this one). The service runs with it, so that a hot sell
-# measures the JVM as it ships rather than the JVM's own pick on this machine (G1, with 2 cores and 24 GiB; see
-# docs/benchmarks.md, "The collector as shipped"). Nothing when BENCH_JAVA_OPTS, the run's own JVM options or
-# environment (JAVA_TOOL_OPTIONS of bench/compare.sh --candidate-env) name a collector: the JVM refuses two.
-shipped_gc() {
+# image_setting NAME: the value of `ENV NAME="..."` (or `ENV NAME=value`) in src/main/docker/Dockerfile.jvm of the jar's
+# checkout, else of this one; empty when neither has the file or the setting. Returns 1 when there is no such file.
+image_setting() {
   local where
-  if [[ " ${BENCH_JAVA_OPTS:-} ${SERVICE_JVM_OPTS[*]} ${SERVICE_ENV[*]} " =~ -XX:\+Use[A-Za-z0-9]+GC ]]; then return 0; fi
   for where in "$jar_root" "$REPO_DIR"; do
     if [ -f "$where/src/main/docker/Dockerfile.jvm" ]; then
-      sed -n 's/^ENV GC_CONTAINER_OPTIONS="\(.*\)"[[:space:]]*$/\1/p' "$where/src/main/docker/Dockerfile.jvm" | tail -1
+      sed -n "s/^ENV $1=\"\\{0,1\\}\\([^\"]*\\)\"\\{0,1\\}[[:space:]]*\$/\\1/p" "$where/src/main/docker/Dockerfile.jvm" | tail -1
       return 0
     fi
   done
+  return 1
+}
+
+# shipped_gc: the garbage collector the container image and the Deployment run the JVM with (GC_CONTAINER_OPTIONS of
+# Dockerfile.jvm, see image_setting). The service runs with it, so that a hot sell measures the JVM as it ships rather
+# than the JVM's own pick on this machine (G1, with 2 cores and 24 GiB; see docs/benchmarks.md, "Two levers
+# measured"). Nothing when BENCH_JAVA_OPTS, the run's own JVM options or environment (JAVA_TOOL_OPTIONS of
+# bench/compare.sh --candidate-env) name a collector: the JVM refuses two.
+shipped_gc() {
+  if [[ " ${BENCH_JAVA_OPTS:-} ${SERVICE_JVM_OPTS[*]} ${SERVICE_ENV[*]} " =~ -XX:\+Use[A-Za-z0-9]+GC ]]; then return 0; fi
+  image_setting GC_CONTAINER_OPTIONS || true
 }
 
 # start_service STRATEGY PERSISTENCE LOG [READY_SECONDS]: on the data as it is (see fresh_data); times start to
