@@ -37,15 +37,6 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @ApplicationScoped
 class PurchaseCombiner {
 
-    /** Keys of purchase.lua that are the item's (the rest are the purchase's own). */
-    private static final int ITEM_KEYS = 4;
-    /** purchase.lua's keys of one purchase after the item's: the user's key, its tombstone, the key's older name. */
-    private static final int OWN_KEYS = 3;
-    /**
-     * purchase.lua's ARGV count of each purchase's own values, which come first; the rest are the same for every
-     * purchase of a pod's item (and a batch never holds a cart's line): a batch sends them once, with its first.
-     */
-    private static final int OWN_ARGS = 7;
     /**
      * Most purchases one call takes, whatever {@code flashstock.lua.batch-max} says: purchase_batch.lua hands its
      * reply's 6 values per purchase to Lua's {@code unpack} at once, which takes at most 8000.
@@ -135,7 +126,8 @@ class PurchaseCombiner {
     /**
      * The item's next batch, or null (the lane dropped) when nothing is queued. Purchases cancelled while queued are
      * dropped; those with less than {@link #minWaitNanos} of their time left fail unsent ({@link NotSent}): sending
-     * them would give the whole batch their short time.
+     * them would give the whole batch their short time. A batch ends before a purchase that does not share its
+     * first's call ({@link CombinedCall#mayJoin}), which then leads the next batch.
      */
     private List<Waiting> take(String sku, Lane lane) {
         List<Waiting> batch = new ArrayList<>();
@@ -143,10 +135,16 @@ class PurchaseCombiner {
         long now = System.nanoTime();
         synchronized (lane) {
             while (batch.size() < batchMax && !lane.queued.isEmpty()) {
-                Waiting purchase = lane.queued.poll();
-                if (!purchase.over) {
-                    (purchase.deadline - now >= minWaitNanos ? batch : late).add(purchase);
+                Waiting purchase = lane.queued.peek();
+                if (!purchase.over && purchase.deadline - now >= minWaitNanos) {
+                    if (!batch.isEmpty() && !CombinedCall.mayJoin(batch.get(0).args, purchase.args)) {
+                        break;
+                    }
+                    batch.add(purchase);
+                } else if (!purchase.over) {
+                    late.add(purchase);
                 }
+                lane.queued.poll();
             }
             if (batch.isEmpty()) { // then nothing is queued either
                 lane.busy = false;
@@ -175,7 +173,8 @@ class PurchaseCombiner {
         try {
             Uni<Response> call = batch.size() == 1
                     ? scripts.purchase.runAsync(redis, batch.get(0).keys, batch.get(0).args, timeout)
-                    : scripts.purchaseBatch.runAsync(redis, batchKeys(batch), batchArgs(batch), timeout);
+                    : scripts.purchaseBatch.runAsync(redis, CombinedCall.keys(batch, w -> w.keys),
+                            CombinedCall.args(batch, w -> w.args), timeout);
             call.subscribe().with(reply -> {
                 if (over.compareAndSet(false, true)) {
                     if (!state.compareAndSet(0, 2)) {
@@ -212,31 +211,6 @@ class PurchaseCombiner {
                 batch.get(i).complete(new ScriptAnswer(reply, ScriptAnswer.WIDTH * i));
             }
         }
-    }
-
-    /**
-     * The item's keys, then each purchase's own by kind (purchase_batch.lua reads each kind of all purchases in one
-     * command): every user's key, every tombstone, every older key name.
-     */
-    private static List<String> batchKeys(List<Waiting> batch) {
-        List<String> keys = new ArrayList<>(ITEM_KEYS + OWN_KEYS * batch.size());
-        keys.addAll(batch.get(0).keys.subList(0, ITEM_KEYS));
-        for (int kind = ITEM_KEYS; kind < ITEM_KEYS + OWN_KEYS; kind++) {
-            for (Waiting purchase : batch) {
-                keys.add(purchase.keys.get(kind));
-            }
-        }
-        return keys;
-    }
-
-    private static List<String> batchArgs(List<Waiting> batch) {
-        List<String> first = batch.get(0).args;
-        List<String> args = new ArrayList<>(first.size() + OWN_ARGS * (batch.size() - 1));
-        args.addAll(first);
-        for (int i = 1; i < batch.size(); i++) {
-            args.addAll(batch.get(i).args.subList(0, OWN_ARGS));
-        }
-        return args;
     }
 
     /** The purchases of one item waiting for its call in flight. */

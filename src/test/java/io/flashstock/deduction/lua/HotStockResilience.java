@@ -394,6 +394,44 @@ abstract class HotStockResilience {
     }
 
     /**
+     * Purchases built under two generations (this pod took up a new one while some waited) never share a call: each
+     * is decided under its own, as alone. Behind one of the item's generation, a purchase of another is answered
+     * {@code STALE} (its caller re-warms the item), not sold from a hash of a generation it was not built for; and
+     * behind one of another generation, a purchase of the item's is sold, not answered {@code STALE} with it.
+     */
+    @Test
+    void purchasesOfAnotherGenerationAreNeverDecidedInOneCall() throws Exception {
+        String sku = newSku("generations");
+        createItem(sku, 10, 0);
+        hotStock.prepare(sku);
+        String current = warmer.generation();
+        String other = "not-" + current;
+        List<String> generations = List.of(current, current, other, other, current, current);
+        List<Map.Entry<List<String>, List<String>>> calls = new ArrayList<>();
+        for (int i = 0; i < generations.size(); i++) {
+            PurchaseCommand command = new PurchaseCommand(sku, "g-" + i, 1, null, null);
+            String orderId = io.flashstock.order.OrderIds.next(sku);
+            java.time.Instant now = java.time.Instant.now();
+            calls.add(Map.entry(HotStock.purchaseKeys(command, orderId),
+                    hotStock.purchaseArgs(command, orderId, now, now.plusSeconds(600), null, generations.get(i))));
+        }
+        long callsBefore = batchCalls();
+        List<String> answers = sentWhileRedisPaused(sku, calls).stream().map(answer -> answer.text(0)).toList();
+        assertEquals(List.of("OK", "OK", "STALE", "STALE", "OK", "OK"), answers);
+        assertEquals(4, batchCalls() - callsBefore, "the first alone, then one call per run of one generation");
+        assertEquals("6", redis.hash(String.class).hget(RedisKeys.stock(sku), "available"));
+    }
+
+    /**
+     * Calls of the purchase scripts so far (flashstock.lua.purchase.batch.size's count; none before the combiner's
+     * first use, which makes it).
+     */
+    private long batchCalls() {
+        DistributionSummary sizes = meters.find("flashstock.lua.purchase.batch.size").summary();
+        return sizes == null ? 0 : sizes.count();
+    }
+
+    /**
      * Keys that answer before the call that repeats them: a batch reads every key of its purchases, under both names,
      * in one command before it decides any (and, with no purchase voided, checks no tombstone one by one), and still
      * answers each as it would alone: a repeat of a key made by an earlier call (twice, then with another request),
@@ -460,6 +498,18 @@ abstract class HotStockResilience {
         DistributionSummary sizes = meters.find("flashstock.lua.purchase.batch.size").summary();
         long callsBefore = sizes.count();
         double purchases = sizes.totalAmount();
+        List<String> answers = sentWhileRedisPaused(sku, calls).stream().map(HotStockResilience::told).toList();
+        assertEquals(2, sizes.count() - callsBefore, "the first alone, the others that waited in one call");
+        assertEquals(calls.size(), sizes.totalAmount() - purchases);
+        return answers;
+    }
+
+    /**
+     * The script's answers to {@code calls} on {@code sku}, sent while Redis is paused: the first goes at once, alone,
+     * and the others queue behind it, to be combined as {@link PurchaseCombiner} may.
+     */
+    private List<ScriptAnswer> sentWhileRedisPaused(String sku, List<Map.Entry<List<String>, List<String>>> calls)
+            throws Exception {
         List<CompletableFuture<ScriptAnswer>> waiting = new ArrayList<>();
         OwnRedisResource.server().pause();
         try {
@@ -470,12 +520,10 @@ abstract class HotStockResilience {
         } finally {
             OwnRedisResource.server().resume();
         }
-        List<String> answers = new ArrayList<>();
+        List<ScriptAnswer> answers = new ArrayList<>();
         for (CompletableFuture<ScriptAnswer> answer : waiting) {
-            answers.add(told(answer.get(5, TimeUnit.SECONDS)));
+            answers.add(answer.get(5, TimeUnit.SECONDS));
         }
-        assertEquals(2, sizes.count() - callsBefore, "the first alone, the others that waited in one call");
-        assertEquals(calls.size(), sizes.totalAmount() - purchases);
         return answers;
     }
 
