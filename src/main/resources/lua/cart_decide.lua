@@ -8,6 +8,10 @@
 --                 ARGV[6] the lines, ',' between lines: "sku quantity orderId streamEntryId epoch"
 --                 ARGV[7] seconds the record now lives (it must outlast any wait for MySQL: it is what persists the
 --                 cart; the relay brings it back to the Idempotency-Key's TTL once the cart is stored)
+-- ABORTED and ABORTED_IF_DUE also: ARGV[3] seconds an aborted record lives at most: as long as a line of its cart
+--                 may still wait in a stream for a relay. A refused cart (a made-up sku, a sold-out line) then leaves
+--                 nothing for the Idempotency-Key's 24 h; a line met after that finds no record, and is given back
+--                 unless MySQL has its purchase, as an ABORTED one is.
 -- Returns {state after the call}: 'COMMITTED' | 'ABORTED' | 'PENDING' (not due yet) | 'MISSING' (no record)
 local state = redis.call('HMGET', KEYS[1], 'state', 'deadline')
 if not state[1] then
@@ -30,6 +34,10 @@ if ARGV[1] == 'COMMITTED' then
   return {'COMMITTED'}
 end
 redis.call('HSET', KEYS[1], 'state', 'ABORTED')
+local ttl = redis.call('TTL', KEYS[1])
+if ttl < 0 or ttl > tonumber(ARGV[3]) then
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+end
 -- An aborted cart holds nothing: its Idempotency-Key is released, so that a retry runs anew.
 local earlier = redis.call('GET', KEYS[2])
 if earlier and string.sub(earlier, 1, string.len(ARGV[2]) + 1) == ARGV[2] .. ' ' then

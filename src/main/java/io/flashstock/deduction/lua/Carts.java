@@ -95,6 +95,14 @@ public class Carts {
      * to the Idempotency-Key's TTL.
      */
     private final long committedTtlSeconds;
+    /**
+     * How long an ABORTED record lives at most: while a line of its cart may still wait in a stream for a relay (its
+     * request died before giving it back: {@code cart-decide-within}, then {@code claim-after} idle, twice over for
+     * the relay rounds). Not the Idempotency-Key's 24 h: every refused cart would leave its record that long, and a
+     * caller could grow Redis with carts of made-up skus. A line met later finds no record and is given back unless
+     * MySQL has its purchase, which an ABORTED cart's never is.
+     */
+    private final long abortedTtlSeconds;
 
     Carts(RedisDataSource redis, HotStockScripts scripts, PendingStream stream, PendingOrderWriter writer,
             Checkpoints checkpoints, FlashstockConfig config) {
@@ -106,6 +114,8 @@ public class Carts {
         this.decideWithinMillis = config.lua().cartDecideWithin().toMillis();
         this.keyTtlSeconds = Math.max(1, config.lua().idempotencyTtl().toSeconds());
         this.committedTtlSeconds = Math.max(keyTtlSeconds, COMMITTED_RECORD_TTL.toSeconds());
+        this.abortedTtlSeconds = Math.max(1,
+                config.lua().cartDecideWithin().plus(config.lua().claimAfter().multipliedBy(2)).toSeconds());
     }
 
     /** Claims the cart's Idempotency-Key (if any) and opens its PENDING decision record, atomically. */
@@ -133,7 +143,8 @@ public class Carts {
      */
     public void abandon(String userId, String purchaseId, String idempotencyKey, List<Line> reserved) {
         try {
-            State state = decide(userId, purchaseId, idempotencyKey, List.of("ABORTED", purchaseId));
+            State state = decide(userId, purchaseId, idempotencyKey, List.of("ABORTED", purchaseId,
+                    Long.toString(abortedTtlSeconds)));
             if (state == State.ABORTED) {
                 checkpoints.passed(Checkpoints.Step.CART_ABORTED);
                 giveBack(reserved);
@@ -254,7 +265,8 @@ public class Carts {
      */
     public State abortIfDue(String userId, String purchaseId) {
         String key = redis.hash(String.class).hget(RedisKeys.cart(userId, purchaseId), "key");
-        return decide(userId, purchaseId, emptyToNull(key), List.of("ABORTED_IF_DUE", purchaseId));
+        return decide(userId, purchaseId, emptyToNull(key), List.of("ABORTED_IF_DUE", purchaseId,
+                Long.toString(abortedTtlSeconds)));
     }
 
     private State decide(String userId, String purchaseId, String idempotencyKey, List<String> args) {

@@ -1,5 +1,6 @@
 package io.flashstock.deduction.lua;
 
+import static io.flashstock.testsupport.Api.given;
 import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -14,6 +15,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.CartCommand;
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.deduction.lua.PendingOrderWriter.CartWrite;
@@ -21,11 +23,13 @@ import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
 import io.flashstock.order.Purchase;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.testsupport.Db;
+import io.flashstock.testsupport.InProcess;
 import io.flashstock.testsupport.LocalServersResource;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -43,6 +47,9 @@ class CartPersistenceTest {
 
     @Inject
     RedisDataSource redis;
+
+    @Inject
+    FlashstockConfig config;
 
     /**
      * Two writers of one COMMITTED cart (two pods' relays, or a relay and a drain for a read): the second waits for
@@ -140,5 +147,34 @@ class CartPersistenceTest {
             redis.key().del(RedisKeys.orders(sku));
         }
         assertEquals(1, Db.count("SELECT COUNT(*) FROM purchase WHERE id = ?", purchaseId));
+    }
+
+    /**
+     * A refused cart (a made-up sku, a line over the stock) leaves its ABORTED record only while a line of it may still
+     * wait in a stream for a relay, not for the Idempotency-Key's 24 h: before, every refused cart left a record for a
+     * day, so a caller could grow Redis with carts of made-up skus. The key of the refused cart is released as before.
+     */
+    @Test
+    void aRefusedCartLeavesItsRecordForSecondsNotADay() {
+        String sku = newSku("cart-refused");
+        createItem(sku, 1, 0);
+        String user = "refused-" + UUID.randomUUID().toString().substring(0, 8);
+        given().contentType(ContentType.JSON)
+                .body("{\"userId\":\"" + user + "\",\"lines\":[{\"sku\":\"" + sku + "-made-up\",\"quantity\":1}]}")
+                .post("/purchases").then().statusCode(404);
+        given().contentType(ContentType.JSON).header("Idempotency-Key", "refused-key")
+                .body("{\"userId\":\"" + user + "\",\"lines\":[{\"sku\":\"" + sku + "\",\"quantity\":2}]}")
+                .post("/purchases").then().statusCode(409);
+
+        long abortedTtl = config.lua().cartDecideWithin().plus(config.lua().claimAfter().multipliedBy(2)).toSeconds();
+        assertTrue(config.lua().idempotencyTtl().toSeconds() > abortedTtl, "the test tells the two lifetimes apart");
+        List<String> records = InProcess.redisKeys(RedisKeys.cart(user, "*"));
+        assertEquals(2, records.size(), "one record per refused cart: " + records);
+        for (String record : records) {
+            assertEquals("ABORTED", redis.hash(String.class).hget(record, "state"));
+            long ttl = redis.key().ttl(record);
+            assertTrue(ttl > 0 && ttl <= abortedTtl, record + " lives " + ttl + " s, at most " + abortedTtl);
+        }
+        assertEquals(List.of(), InProcess.redisKeys(RedisKeys.cartIdempotency(user, "*")), "the key released");
     }
 }
