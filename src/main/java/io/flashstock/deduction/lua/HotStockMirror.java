@@ -1,5 +1,7 @@
 package io.flashstock.deduction.lua;
 
+import static io.flashstock.error.UnavailableException.unlessFailing;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -47,6 +49,8 @@ public class HotStockMirror implements StockMirror {
      * is still running (their leases are shorter), so the next warm-up reads a MySQL snapshot that has it.
      */
     private static final Duration COLD_EVENT_MOOT_AFTER = Duration.ofMinutes(1);
+    private static final String HOT_STOCK_UNREADABLE = "The hot stock cannot be read now; try again.";
+    private static final String RECENT_UNREADABLE = "Recent orders cannot be read now; try again.";
 
     private final RedisDataSource redis;
     private final HotStockScripts scripts;
@@ -231,13 +235,13 @@ public class HotStockMirror implements StockMirror {
 
     /** The item's level as its hot stock of this pod's generation holds it; null when missing or stale. */
     private StockLevel hotLevel(String sku) {
-        Map<String, String> fields = redis.hash(String.class).hmget(RedisKeys.stock(sku), "available", "seq", "gen",
-                "starts", "ends", "paused", "retired");
+        Map<String, String> fields = unlessFailing(HOT_STOCK_UNREADABLE, () -> redis.hash(String.class).hmget(
+                RedisKeys.stock(sku), "available", "seq", "gen", "starts", "ends", "paused", "retired"));
         if (fields.get("available") == null || !hotStock.isCurrent(fields.get("gen"))) {
             return null;
         }
         return new StockLevel(Integer.parseInt(fields.get("available")), Long.parseLong(fields.get("seq")),
-                SaleFields.state(fields, this::redisNow));
+                SaleFields.state(fields, () -> unlessFailing(HOT_STOCK_UNREADABLE, this::redisNow)));
     }
 
     /** Redis's clock: the one purchase.lua judges sale windows by. */
@@ -263,8 +267,8 @@ public class HotStockMirror implements StockMirror {
 
     @Override
     public ItemView current(ItemView stored) {
-        Map<String, String> hot = redis.hash(String.class).hmget(RedisKeys.stock(stored.sku()), "stock", "available",
-                "reserved", "sold", "gen");
+        Map<String, String> hot = unlessFailing(HOT_STOCK_UNREADABLE, () -> redis.hash(String.class)
+                .hmget(RedisKeys.stock(stored.sku()), "stock", "available", "reserved", "sold", "gen"));
         if (hot.get("available") == null || !hotStock.isCurrent(hot.get("gen"))) {
             return stored; // not warm: no purchase since it was last warmed here, MySQL is current
         }
@@ -283,13 +287,7 @@ public class HotStockMirror implements StockMirror {
         if (settings.persistence() != FlashstockConfig.Persistence.WRITE_BEHIND) {
             return false;
         }
-        try {
-            return !relay.drainFor(id, isPurchase, LOOKUP_WAIT).isEmpty();
-        } catch (UnavailableException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new UnavailableException("Recent orders cannot be read now; try again.", e);
-        }
+        return unlessFailing(RECENT_UNREADABLE, () -> !relay.drainFor(id, isPurchase, LOOKUP_WAIT).isEmpty());
     }
 
     /** Write-behind: the relay persists the item's stream now (write-through answers after MySQL has the order). */
@@ -298,13 +296,10 @@ public class HotStockMirror implements StockMirror {
         if (settings.persistence() != FlashstockConfig.Persistence.WRITE_BEHIND) {
             return;
         }
-        try {
+        unlessFailing(RECENT_UNREADABLE, () -> {
             relay.drain(sku, LOOKUP_WAIT);
-        } catch (UnavailableException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new UnavailableException("Recent orders cannot be read now; try again.", e);
-        }
+            return null;
+        });
     }
 
     /**
@@ -317,16 +312,14 @@ public class HotStockMirror implements StockMirror {
         if (settings.persistence() != FlashstockConfig.Persistence.WRITE_BEHIND) {
             return 0;
         }
-        try {
+        return unlessFailing("Recent orders cannot be counted now; try again.", () -> {
             items.refreshIfDue(OrderRelay.REFRESH_AT_MOST_EVERY);
             long pending = 0;
             for (String sku : items.all()) {
                 pending += stream.length(sku);
             }
             return pending;
-        } catch (RuntimeException e) {
-            throw new UnavailableException("Recent orders cannot be counted now; try again.", e);
-        }
+        });
     }
 
     /** The scripts that apply the event publish the units-back message themselves ({@link #apply}). */

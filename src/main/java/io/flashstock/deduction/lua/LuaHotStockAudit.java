@@ -34,12 +34,8 @@ public class LuaHotStockAudit implements HotStockAudit {
 
     @Override
     public Optional<HotStockCounts> read(String sku) {
-        Response reply;
-        try {
-            reply = scripts.report.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.orders(sku)), List.of());
-        } catch (RuntimeException e) {
-            throw new UnavailableException("The hot stock cannot be read now; try again.", e);
-        }
+        Response reply = UnavailableException.unlessFailing("The hot stock cannot be read now; try again.",
+                () -> scripts.report.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.orders(sku)), List.of()));
         if (reply.get(0).toLong() == 0) {
             return Optional.of(HotStockCounts.cold());
         }

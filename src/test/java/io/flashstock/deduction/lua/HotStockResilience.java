@@ -575,6 +575,37 @@ abstract class HotStockResilience {
     }
 
     /**
+     * Reads that need the hot stock while Redis hangs past the client's timeout are answered 503 {@code unavailable}
+     * as problem+json with a Retry-After, like purchases: never a bare 500. The item's view (MySQL's row with the hot
+     * counters over it) and its availability, of an item warm here and of one this pod has not read yet.
+     */
+    @Test
+    void readsOfTheHotStockWhileRedisHangsAnswer503ProblemJson() throws Exception {
+        String warm = newSku("hung-read-warm");
+        String unread = newSku("hung-read-new");
+        createItem(warm, 5, 0);
+        createItem(unread, 5, 0);
+        hotStock.prepare(warm);
+        List<String> paths = List.of("/items/" + warm, "/items/" + unread + "/availability", "/items/" + unread);
+        List<String> answers = new ArrayList<>();
+        OwnRedisResource.server().pause();
+        try {
+            for (String path : paths) {
+                io.restassured.response.Response reply = given().get(path);
+                answers.add(path.replace(warm, "WARM").replace(unread, "NEW") + " " + reply.statusCode() + " "
+                        + reply.contentType() + " " + reply.jsonPath().getString("type") + " "
+                        + (reply.header("Retry-After") != null));
+            }
+        } finally {
+            OwnRedisResource.server().resume();
+        }
+        for (String answer : answers) {
+            assertTrue(answer.matches("\\S+ 503 application/problem\\+json\\S* \\S*unavailable true"), answers.toString());
+        }
+        given().get("/items/" + unread + "/availability").then().statusCode(200).body("available", equalTo(5));
+    }
+
+    /**
      * A purchase whose caller gave up (the request was cancelled) while it waited behind its item's call is never
      * sent: no order is made that nobody was told of. The purchases around it are decided as usual.
      */
