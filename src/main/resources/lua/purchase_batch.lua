@@ -10,9 +10,10 @@
 --   KEYS[4 + n + i] its KEYS[6] (its void tombstone), KEYS[4 + 2n + i] its KEYS[7] (the key's older name)
 -- ARGV[1..13] purchase.lua's ARGV for the first purchase (ARGV[8..13], the Idempotency-Key TTL, the answering pod,
 --   'OWN' or '', the stream's bound, the generation and '' for the cart, are the same for every purchase of the batch:
---   PurchaseCombiner ends a batch before a purchase whose differ, and a cart's lines are never batched), then per purchase i from 2 to n its own purchase.lua ARGV[1..7] (orderId,
---   userId, quantity, fingerprint, createdAt, expiresAt, Idempotency-Key) at ARGV[7i - 1 + 1 .. 7i - 1 + 7]; n is
---   (#ARGV - 6) / 7. The rules read each purchase's values there (no table per purchase).
+--   PurchaseCombiner ends a batch before a purchase whose differ, and a cart's lines are never batched), then per
+--   purchase i from 2 to n its own purchase.lua ARGV[1..7] (orderId, userId, quantity, fingerprint, createdAt,
+--   expiresAt, Idempotency-Key) at ARGV[7i - 1 + 1 .. 7i - 1 + 7]; n is (#ARGV - 6) / 7. The rules read each
+--   purchase's values there (no table per purchase).
 -- Returns 6n values, purchase.lua's reply for purchase i at [6i - 5 .. 6i], '' for the values its kind does not have
 -- (a flat array: Redis converts each table of a reply at the cost of several values). Each purchase's tombstone
 -- counts as in a single call: a caller that gave up on the batch (timeout) and voided its order ids before it ran
