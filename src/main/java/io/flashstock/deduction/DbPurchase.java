@@ -61,8 +61,10 @@ public final class DbPurchase {
         }
         String purchaseId = OrderIds.next(cart.lines().get(0).sku());
         Purchase purchase = newPurchase(purchaseId, cart, now, now.plus(ttl));
-        List<PurchaseOrder> lines = cart.lines().stream()
-                .map(line -> cartLine(OrderIds.next(line.sku()), purchase, line)).toList();
+        List<PurchaseOrder> lines = new ArrayList<>(cart.lines().size());
+        for (CartCommand.Line line : cart.lines()) {
+            lines.add(cartLine(OrderIds.ofLine(purchaseId, lines.size(), line.sku()), purchase, line));
+        }
         OrderWriter.insertCart(purchase, lines);
         return new CartOutcome(PurchaseView.of(purchaseId, lines.stream().map(OrderView::of).toList()), false);
     }

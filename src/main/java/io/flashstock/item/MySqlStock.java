@@ -83,7 +83,7 @@ public class MySqlStock implements StockMirror {
     }
 
     @Override
-    public boolean persistPending(String id, boolean isPurchase) {
+    public boolean persistPending(String id) {
         return false;
     }
 

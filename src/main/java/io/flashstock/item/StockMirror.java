@@ -89,11 +89,11 @@ public interface StockMirror {
     boolean mayHavePending();
 
     /**
-     * Makes an order (or, {@code isPurchase}, a multi-item purchase) that was acknowledged but may not be in MySQL yet
-     * (write-behind) land there now; returns whether anything was persisted. For GET/confirm/cancel right after the
-     * purchase. A made-up order id costs one bounded lookup, never relay work.
+     * Makes an order (or a multi-item purchase: its id is its first line's order id) that was acknowledged but may not
+     * be in MySQL yet (write-behind) land there now; returns whether anything was persisted. For GET/confirm/cancel
+     * right after the purchase. A made-up id costs one bounded lookup, never relay work.
      */
-    boolean persistPending(String id, boolean isPurchase);
+    boolean persistPending(String id);
 
     /**
      * Makes every order of the item acknowledged so far land in MySQL now (write-behind), so that a listing of the

@@ -38,6 +38,16 @@ public final class OrderIds {
         return new UUID(msb, lsb | itemTag(sku)).toString();
     }
 
+    /**
+     * The order id of line {@code index} (of {@code sku}) of the multi-item purchase {@code purchaseId}: the first
+     * line's is the purchase's own id, the others are new. So the purchase's id names an order its first item holds,
+     * and a look-up of a purchase not yet in MySQL (write-behind) asks that item for that order, as for any order id,
+     * instead of persisting whatever the item has pending.
+     */
+    public static String ofLine(String purchaseId, int index, String sku) {
+        return index == 0 ? purchaseId : next(sku);
+    }
+
     /** The 16-bit tag every order id of {@code sku} carries. */
     public static int itemTag(String sku) {
         CRC32 crc = new CRC32();

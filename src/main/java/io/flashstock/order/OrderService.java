@@ -279,13 +279,13 @@ public class OrderService {
     }
 
     /**
-     * {@link #persistIfPending(String)} of an order or of a multi-item purchase, whose id carries its first line's
-     * item tag: persisting that item's pending entries persists the whole purchase.
+     * {@link #persistIfPending(String)} of an order or of a multi-item purchase, whose id is its first line's order
+     * id: persisting that item's pending entries persists the whole purchase.
      */
     private void persistIfPending(String id, boolean isPurchase) {
         if (mirror.mayHavePending() && OrderIds.isRecent(id, PENDING_WINDOW)
                 && !(isPurchase ? Purchase.count("id", id) > 0 : PurchaseOrder.exists(id))) {
-            mirror.persistPending(id, isPurchase);
+            mirror.persistPending(id);
         }
     }
 

@@ -83,7 +83,7 @@ public class CartPurchases {
         try {
             for (CartCommand.Line line : cart.lines()) {
                 PurchaseCommand command = cart.line(line);
-                String orderId = OrderIds.next(line.sku());
+                String orderId = OrderIds.ofLine(purchaseId, reserved.size(), line.sku());
                 Decision decision;
                 try {
                     decision = hotStock.purchase(command, orderId, now, now.plus(reservationTtl), purchaseId);

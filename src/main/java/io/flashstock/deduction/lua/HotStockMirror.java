@@ -283,11 +283,11 @@ public class HotStockMirror implements StockMirror {
     }
 
     @Override
-    public boolean persistPending(String id, boolean isPurchase) {
+    public boolean persistPending(String id) {
         if (settings.persistence() != FlashstockConfig.Persistence.WRITE_BEHIND) {
             return false;
         }
-        return unlessFailing(RECENT_UNREADABLE, () -> !relay.drainFor(id, isPurchase, LOOKUP_WAIT).isEmpty());
+        return unlessFailing(RECENT_UNREADABLE, () -> !relay.drainFor(id, LOOKUP_WAIT).isEmpty());
     }
 
     /** Write-behind: the relay persists the item's stream now (write-through answers after MySQL has the order). */

@@ -121,18 +121,18 @@ public class OrderRelay {
     /**
      * Persists every pending order of the items {@code id} can belong to (those whose tag it carries: one, or a few
      * that share a tag; none for an id that is not ours), waiting at most {@code wait} for a relay round under way.
-     * Returns those items. An order looked up right after its 201 is then in MySQL.
+     * Returns those items. An order looked up right after its 201 is then in MySQL; so is a multi-item purchase, whose
+     * id is its first line's order id ({@link OrderIds#ofLine}).
      *
-     * <p>What a made-up id costs: an order id is drained for only if an item of its tag holds it as a RESERVED order
+     * <p>What a made-up id costs: an id is drained for only if an item of its tag holds it as a RESERVED order
      * ({@link PendingStream#holds}: one HEXISTS per item of the tag), so an id with the tag of the hot item, made up
      * from one of its real ids, costs that look-up and never relay work. The items announced by other pods are read
      * again ({@link ActiveItems#refresh}) at most every {@link #REFRESH_AT_MOST_EVERY}, however many ids are asked
-     * for. A purchase id ({@code isPurchase}) is not held by its id anywhere, so the items of its tag with pending
-     * entries are drained.
+     * for.
      *
      * @throws UnavailableException when a round did not finish within {@code wait}
      */
-    public Set<String> drainFor(String id, boolean isPurchase, java.time.Duration wait) {
+    public Set<String> drainFor(String id, java.time.Duration wait) {
         OptionalInt tag = OrderIds.itemTagOf(id);
         if (tag.isEmpty()) {
             return Set.of();
@@ -141,8 +141,7 @@ public class OrderRelay {
         if (candidates.isEmpty() && items.refreshIfDue(REFRESH_AT_MOST_EVERY)) {
             candidates = items.withTag(tag.getAsInt()); // bought through another pod, before this pod's watch read it
         }
-        candidates = candidates.stream()
-                .filter(sku -> isPurchase ? !stream.isEmpty(sku) : stream.holds(sku, id))
+        candidates = candidates.stream().filter(sku -> stream.holds(sku, id))
                 .collect(java.util.stream.Collectors.toSet());
         if (candidates.isEmpty()) {
             return Set.of();
