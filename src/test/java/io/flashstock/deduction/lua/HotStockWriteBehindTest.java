@@ -33,6 +33,7 @@ import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.Http.Reply;
 import io.flashstock.testsupport.OwnRedisResource;
+import io.quarkus.arc.ClientProxy;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -59,6 +60,9 @@ class HotStockWriteBehindTest extends HotStockResilience {
 
     @Inject
     PodIdentity pod;
+
+    @Inject
+    HotStockWarmer warmer;
 
     @Inject
     ActiveStrategy active;
@@ -272,6 +276,23 @@ class HotStockWriteBehindTest extends HotStockResilience {
         }
         assertEquals(Set.of(first), relay.drainFor(purchaseId, Duration.ofSeconds(2)), "held: the first line");
         given().get("/purchases/" + purchaseId).then().statusCode(200).body("orders[0].orderId", equalTo(purchaseId));
+    }
+
+    /**
+     * A purchase of a made-up sku is answered 404 while another thread holds the pod-wide monitor under which a new
+     * generation is taken up: an unchanged generation is read without it. Before, every cold or made-up sku's first
+     * request held that monitor for its Redis call, so this one waited for the test to let go.
+     */
+    @Test
+    void aMadeUpSkuIsAnsweredWhileTheGenerationMonitorIsHeld() throws Exception {
+        String sku = newSku("ghost");
+        Object monitor = ClientProxy.unwrap(warmer);
+        synchronized (monitor) {
+            CompletableFuture<Integer> status = CompletableFuture.supplyAsync(() -> given()
+                    .contentType("application/json").body("{\"userId\":\"ghost\",\"quantity\":1}")
+                    .post("/items/" + sku + "/purchases").statusCode());
+            assertEquals(404, status.get(5, TimeUnit.SECONDS));
+        }
     }
 
     /**
