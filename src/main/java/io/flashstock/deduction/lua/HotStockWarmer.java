@@ -143,6 +143,7 @@ public class HotStockWarmer {
             return false;
         }
         synchronized (this) {
+            requireLease(); // again: the lease may have lapsed while this request waited for Redis or the monitor
             return adoptGeneration();
         }
     }
