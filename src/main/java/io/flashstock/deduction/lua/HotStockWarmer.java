@@ -128,13 +128,9 @@ public class HotStockWarmer {
 
     /**
      * Reads Redis's generation, writing a new one if it is gone (a new or emptied Redis, data loss, another strategy
-     * ran), and makes it this pod's. Returns whether it changed from what this pod used.
-     *
-     * <p>The usual answer, unchanged, takes no lock: every cold item's first purchase or read asks here, and so does
-     * every fresh made-up sku before MySQL says it does not exist. Only a change (or a missing generation) is taken up
-     * under the pod-wide monitor, and read again there. Before, each of those requests held the monitor for its Redis
-     * call: a burst of made-up skus queued the warm-ups of real items behind it, and while Redis hung each waited out
-     * the timeout of every one before it.
+     * ran), and makes it this pod's. Returns whether it changed from what this pod used. Every cold or made-up sku's
+     * first request asks here, so the usual answer, unchanged, takes no lock; only a change is taken up (and read
+     * again) under the monitor, so that such requests never queue behind one another's Redis calls.
      */
     boolean takeUpGeneration() {
         requireLease();
