@@ -256,9 +256,10 @@ public interface FlashstockConfig {
         Duration reconcileAfterQuiet();
 
         /**
-         * How long an item stays in each pod's relay and reconcile rounds after its last purchase, read or change.
-         * Items quiet for longer, with no pending order, cost nothing until touched again, so an idle pod's Redis
-         * traffic follows the items on sale, not the catalog. Keep it above {@code reconcile-after-quiet}.
+         * How long an item stays in each pod's relay and reconcile rounds after it last took units or changed.
+         * Items quiet for longer, with no pending order, cost nothing until touched again, so a pod's Redis traffic
+         * follows the items on sale, not the catalog (reads and refusals never touch). Keep it above
+         * {@code reconcile-after-quiet}.
          */
         @WithDefault("2m")
         Duration activeFor();

@@ -89,18 +89,21 @@ public class HotStock {
 
     /**
      * Runs a script call of the item, then records the item as active ({@link ActiveItems#touch}) so that every pod's
-     * rounds look at it, whatever the call's answer, even a failure (its script may have run), unless the sku turned
-     * out not to be an item: a made-up sku leaves nothing behind.
+     * rounds look at it when the call may have left an order to persist: it took units, or it failed (its script may
+     * have run). A refusal leaves nothing to persist and makes no item active: refused purchases of every item of a
+     * catalog cost each pod's rounds nothing afterwards, and a made-up sku leaves nothing behind.
      */
     private Decision touching(String sku, Supplier<Decision> call) {
-        boolean item = true;
+        boolean mayHaveTaken = true;
         try {
-            return call.get();
+            Decision decision = call.get();
+            mayHaveTaken = decision.reply() == PurchaseReply.OK;
+            return decision;
         } catch (FlashstockException e) {
-            item = e.code() != ProblemCode.ITEM_NOT_FOUND;
+            mayHaveTaken = e.code() != ProblemCode.ITEM_NOT_FOUND;
             throw e;
         } finally {
-            if (item) {
+            if (mayHaveTaken) {
                 items.touch(sku);
             }
         }
@@ -135,7 +138,9 @@ public class HotStock {
                         return Workers.call(() -> touching(command.sku(),
                                 () -> warmedIfNeeded(command, orderId, createdAt, expiresAt, null, decision)));
                     }
-                    items.touch(command.sku());
+                    if (decision.reply() == PurchaseReply.OK) {
+                        items.touch(command.sku());
+                    }
                     return Uni.createFrom().item(decision);
                 });
     }

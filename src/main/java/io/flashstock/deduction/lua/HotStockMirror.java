@@ -229,8 +229,7 @@ public class HotStockMirror implements StockMirror {
         if (level == null) {
             throw new UnavailableException("The hot stock is not ready; try again.");
         }
-        items.touch(sku); // only once it is known to be an item: a made-up sku is never recorded as active
-        return level;
+        return level; // a read makes no item active: only what leaves work for the rounds does (ActiveItems)
     }
 
     /** The item's level as its hot stock of this pod's generation holds it; null when missing or stale. */

@@ -250,16 +250,17 @@ public class HotStockWarmer {
             String current = generation;
             String itemGeneration = redis.hash(String.class).hget(RedisKeys.stock(sku), "gen");
             if (current.equals(itemGeneration)) {
-                items.touch(sku);
                 return true;
             }
             ItemSnapshot snapshot = QuarkusTransaction.requiringNew()
                     .call(() -> ItemSnapshot.load(sku, settings.idempotencyTtl()));
             if (snapshot == null) {
-                return false; // not an item: nothing of it is recorded as active
+                return false; // not an item
             }
-            items.touch(sku);
+            // A first warm-up makes no item active (a read warms too: reading a whole catalog must not put every item
+            // into each pod's rounds); a purchase that takes units does. A rebuild does, as the item had a hot stock.
             if (itemGeneration != null || redis.key().exists(RedisKeys.stock(sku))) {
+                items.touch(sku);
                 cold.increment();
                 LOG.infof("Rebuilding the hot stock of %s from MySQL (it was of generation %s)", sku, itemGeneration);
             }

@@ -1,10 +1,13 @@
 package io.flashstock.deduction.lua;
 
+import static io.flashstock.testsupport.Api.given;
+import static io.flashstock.testsupport.Shop.createItem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 import io.flashstock.abuse.MadeUpSkus;
 import io.flashstock.item.ItemService;
@@ -15,6 +18,7 @@ import io.flashstock.testsupport.Lane;
 import io.flashstock.testsupport.OwnRedis;
 import io.flashstock.testsupport.OwnRedisResource;
 import io.flashstock.testsupport.Pause;
+import io.flashstock.testsupport.Shop;
 import io.flashstock.testsupport.Tokens;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -60,8 +64,53 @@ class RedisLuaMadeUpReadsTest {
     static final int FEW_MORE = 20;
     static final double IDLE_ADDED_AT_MOST = 50;
 
+    /** Real items read and tried in {@link #readsAndRefusalsOfRealItemsMakeNoItemActive}: 20 in the gate, 200 full. */
+    static final int REAL_ITEMS = Lane.size(20, 200);
+
     @Inject
     ItemService items;
+
+    @Inject
+    ActiveItems activeItems;
+
+    /**
+     * Real items read and tried, every purchase refused, make no item active; a purchase that takes units does, as
+     * before. Before, a read of an item's availability (or a refused purchase, or its first warm-up) put it into every
+     * pod's relay and reconcile rounds for {@code flashstock.lua.active-for}: a buyer reading a whole catalog made each
+     * pod's relay look at every item once a second, and the hot item's orders waited behind those looks. Half the
+     * items are tried before they are read (their first purchase warms them and runs the script: a refusal from
+     * Redis), half after (refused from memory).
+     */
+    @Test
+    void readsAndRefusalsOfRealItemsMakeNoItemActive() {
+        OwnRedis redis = OwnRedisResource.server();
+        String prefix = Shop.newSku("quiet");
+        List<String> skus = IntStream.range(0, REAL_ITEMS).mapToObj(i -> prefix + "-" + i).toList();
+        for (int i = 0; i < skus.size(); i++) {
+            String sku = skus.get(i);
+            createItem(sku, 0, 0);
+            if (i % 2 == 0) {
+                Shop.purchase(sku, "quiet-buyer", 1, null).then().statusCode(409);
+            }
+            given().get("/items/" + sku + "/availability").then().statusCode(200);
+            Shop.purchase(sku, "quiet-buyer", 1, null).then().statusCode(409);
+        }
+        String bought = prefix + "-bought";
+        createItem(bought, 5, 0);
+        Shop.buy(bought, "quiet-buyer", 1);
+
+        long deadline = System.currentTimeMillis() + 3_000; // the announcement is sent without waiting for it
+        List<String> announced = redis.call("ZRANGE", RedisKeys.activeItems(), "0", "-1");
+        while (!announced.contains(bought) && System.currentTimeMillis() < deadline) {
+            Pause.sleep(20);
+            announced = redis.call("ZRANGE", RedisKeys.activeItems(), "0", "-1");
+        }
+        assertTrue(announced.contains(bought), "the item bought is announced: " + announced);
+        assertTrue(activeItems.all().contains(bought), "the item bought is in this pod's rounds");
+        assertEquals(List.of(), announced.stream().filter(skus::contains).toList(), "read or refused, announced");
+        assertEquals(List.of(), activeItems.all().stream().filter(skus::contains).toList(),
+                "read or refused, in this pod's rounds");
+    }
 
     @Test
     void madeUpReadsLeaveNoActiveItemAndNoIdleLoad() {
