@@ -22,6 +22,7 @@ import io.flashstock.support.Timestamps;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
 
 /**
  * One cart request of {@code redis-lua} through the saga of {@link Carts} (docs/multi-item-purchases.md): its decision
@@ -32,6 +33,13 @@ import jakarta.enterprise.context.ApplicationScoped;
  */
 @ApplicationScoped
 public class CartPurchases {
+
+    private static final Logger LOG = Logger.getLogger(CartPurchases.class);
+    /**
+     * A Redis call of the cart's own (its record, not a line) failed: 503 {@code unavailable}, problem+json with a
+     * Retry-After, never a bare 500. No line holds units then; a record left PENDING is aborted past its deadline.
+     */
+    private static final String NOT_DECIDED = "The hot stock could not be reached; no units were taken, try again.";
 
     private final HotStock hotStock;
     private final Carts carts;
@@ -69,7 +77,7 @@ public class CartPurchases {
             }
         }
         String purchaseId = OrderIds.next(cart.lines().get(0).sku());
-        Carts.Opened opened = carts.open(cart, purchaseId);
+        Carts.Opened opened = UnavailableException.unlessFailing(NOT_DECIDED, () -> carts.open(cart, purchaseId));
         switch (opened.reply()) {
             case "KEY_REUSED" -> throw FlashstockException.keyReused();
             case "REPLAY" -> {
@@ -116,7 +124,11 @@ public class CartPurchases {
             throw FlashstockException.outcomeUnknown(e); // decided or not, a relay finishes it after the deadline
         }
         if (state != Carts.State.COMMITTED) {
-            carts.giveBack(reserved); // a relay aborted it past its deadline and gives the lines back too: once each
+            try {
+                carts.giveBack(reserved); // a relay aborted it past its deadline and gives the lines back too: once each
+            } catch (RuntimeException e) {
+                LOG.debugf("Lines of aborted cart %s left to the relays: %s", purchaseId, e.toString());
+            }
             throw new UnavailableException("The purchase took too long and was given up; nothing was changed, "
                     + "try again.");
         }
@@ -150,11 +162,13 @@ public class CartPurchases {
         if (stored != null) {
             return new CartOutcome(stored, true);
         }
-        Carts.Committed committed = writeThrough ? null : carts.committed(cart.userId(), purchaseId);
+        Carts.Committed committed = writeThrough ? null
+                : UnavailableException.unlessFailing(NOT_DECIDED, () -> carts.committed(cart.userId(), purchaseId));
         if (committed != null) {
             return new CartOutcome(committed.view(), true);
         }
-        if (mayRetry && carts.abortIfDue(cart.userId(), purchaseId) == Carts.State.ABORTED) {
+        if (mayRetry && UnavailableException.unlessFailing(NOT_DECIDED,
+                () -> carts.abortIfDue(cart.userId(), purchaseId)) == Carts.State.ABORTED) {
             // The first request died before deciding (or was refused): nothing is held for the key; run anew.
             return purchase(cart, false);
         }

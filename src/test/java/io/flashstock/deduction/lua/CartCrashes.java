@@ -2,8 +2,11 @@ package io.flashstock.deduction.lua;
 
 import static io.flashstock.testsupport.Api.given;
 import static io.flashstock.testsupport.Shop.assertCounters;
+import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.notNullValue;
+import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
@@ -14,6 +17,7 @@ import io.flashstock.deduction.CartContract;
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.testsupport.Db;
+import io.flashstock.testsupport.OwnRedisResource;
 import io.flashstock.testsupport.Pause;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -125,6 +129,31 @@ abstract class CartCrashes {
         given().get("/purchases/" + replay.path("purchaseId")).then().statusCode(200)
                 .body("status", equalTo("RESERVED"));
         assertNothingPending(skus);
+    }
+
+    /**
+     * Redis hangs past the client's timeout as a cart opens its record: 503 {@code unavailable} as problem+json with
+     * a Retry-After, never a bare 500 (the cart's own Redis calls were not mapped before), and no unit is taken. Once
+     * Redis is back and the cart's deadline has passed, a retry with its key runs as a new purchase.
+     */
+    @Test
+    void aCartWhileRedisHangsIs503ProblemJsonAndTakesNothing() {
+        String[] skus = CartContract.items("hung", 10, 10);
+        String key = "hung-" + UUID.randomUUID();
+        Response answer;
+        OwnRedisResource.server().pause();
+        try {
+            answer = cart("u-hung", key, skus);
+        } finally {
+            OwnRedisResource.server().resume();
+        }
+        answer.then().statusCode(503).contentType(startsWith("application/problem+json"))
+                .header("Retry-After", notNullValue()).body("type", endsWith("unavailable"));
+        assertCounters(skus[0], 10, 10, 0, 0);
+        assertCounters(skus[1], 10, 10, 0, 0);
+        awaitAnswer(() -> cart("u-hung", key, skus), 201).then().body("orders", hasSize(2));
+        assertCounters(skus[0], 10, 9, 1, 0);
+        assertCounters(skus[1], 10, 9, 1, 0);
     }
 
     // ---- helpers ----------------------------------------------------------------------------------------------------
