@@ -3,12 +3,14 @@
 -- PENDING past its deadline, whose request died or hangs). Lines of a COMMITTED cart are persisted together, lines of
 -- an ABORTED one are given back one by one (undo_purchase.lua, once each).
 -- KEYS[1] fs:{u:<userId>}:cart:<purchaseId>   KEYS[2] fs:{u:<userId>}:cartkey:<Idempotency-Key> (or the bare prefix)
--- ARGV[1] 'COMMITTED' | 'ABORTED' | 'ABORTED_IF_DUE'   ARGV[2] purchaseId
+-- ARGV[1] 'COMMITTED' | 'ABORTED' | 'ABORTED_IF_DUE' | 'REFUSED' (MySQL refused the COMMITTED cart and its lines
+--         were given back: ABORTED after all, so that no replay answers a purchase MySQL does not have and its key
+--         runs anew, as a refused single purchase's does)   ARGV[2] purchaseId
 -- COMMITTED also: ARGV[3] created (epoch s)   ARGV[4] expires (epoch s)   ARGV[5] fingerprint, '' without a key
 --                 ARGV[6] the lines, ',' between lines: "sku quantity orderId streamEntryId epoch"
 --                 ARGV[7] seconds the record now lives (it must outlast any wait for MySQL: it is what persists the
 --                 cart; the relay brings it back to the Idempotency-Key's TTL once the cart is stored)
--- ABORTED and ABORTED_IF_DUE also: ARGV[3] seconds an aborted record lives at most: as long as a line of its cart
+-- ABORTED, ABORTED_IF_DUE and REFUSED also: ARGV[3] seconds an aborted record lives at most: as long as a line of its cart
 --                 may still wait in a stream for a relay. A refused cart (a made-up sku, a sold-out line) then leaves
 --                 nothing for the Idempotency-Key's 24 h; a line met after that finds no record, and is given back
 --                 unless MySQL has its purchase, as an ABORTED one is.
@@ -17,7 +19,7 @@ local state = redis.call('HMGET', KEYS[1], 'state', 'deadline')
 if not state[1] then
   return {'MISSING'}
 end
-if state[1] ~= 'PENDING' then
+if state[1] ~= (ARGV[1] == 'REFUSED' and 'COMMITTED' or 'PENDING') then
   return {state[1]}
 end
 if ARGV[1] == 'ABORTED_IF_DUE' then

@@ -211,10 +211,26 @@ public class Carts {
                 LOG.warnf("Cart %s was refused by MySQL (%s); its %d line(s) are given back", cart.purchaseId(),
                         written.outcome(), orders.size());
                 giveBack(cart.lines());
+                refused(cart);
+                return written.outcome();
             }
         }
         settled(cart);
         return written.outcome();
+    }
+
+    /**
+     * MySQL refused the COMMITTED cart, whose lines are given back: ABORTED after all, its Idempotency-Key released,
+     * so that no replay answers 201 with orders MySQL does not have and a retry runs anew.
+     */
+    private void refused(Committed cart) {
+        try {
+            decide(cart.userId(), cart.purchaseId(), cart.idempotencyKey(), List.of("REFUSED", cart.purchaseId(),
+                    Long.toString(abortedTtlSeconds)));
+        } catch (RuntimeException e) {
+            LOG.warnf("Refused cart %s is still recorded as COMMITTED (until its record expires): %s",
+                    cart.purchaseId(), e.toString());
+        }
     }
 
     /** The cart is decided for good in MySQL: its record lives as long as its Idempotency-Key again. */

@@ -177,4 +177,32 @@ class CartPersistenceTest {
         }
         assertEquals(List.of(), InProcess.redisKeys(RedisKeys.cartIdempotency(user, "*")), "the key released");
     }
+
+    /**
+     * A COMMITTED cart that MySQL refuses (Redis had more units than MySQL, as after a failover): its lines are given
+     * back, and it is ABORTED with its Idempotency-Key released, as a refused single purchase is. Before, the record
+     * stayed COMMITTED for a day: a write-behind retry with the key got a 201 replay of orders MySQL did not have, and
+     * a write-through one a 409 request-in-progress.
+     */
+    @Test
+    void aCartMySqlRefusesIsAbortedAndItsKeyReleased() {
+        String sku = newSku("cart-stale");
+        createItem(sku, 5, 0);
+        String user = "stale-" + UUID.randomUUID().toString().substring(0, 8);
+        String key = "stale-key";
+        String purchaseId = UUID.randomUUID().toString();
+        assertEquals("OK", carts.open(new CartCommand(user, List.of(new CartCommand.Line(sku, 1)), key, "fp"),
+                purchaseId).reply());
+        Instant created = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        Carts.Committed cart = new Carts.Committed(purchaseId, user, key, "fp", created, created.plusSeconds(600),
+                List.of(new Carts.Line(sku, 1, UUID.randomUUID().toString(), "1-0", "e")));
+        assertEquals(Carts.State.COMMITTED, carts.commit(cart));
+        assertEquals(1, Db.update("UPDATE item SET available = 0, stock = 0 WHERE sku = ?", sku));
+
+        assertEquals(Outcome.SOLD_OUT, carts.persist(cart));
+        assertEquals(null, carts.committed(user, purchaseId), "answered as COMMITTED no more");
+        assertEquals("ABORTED", redis.hash(String.class).hget(RedisKeys.cart(user, purchaseId), "state"));
+        assertEquals(null, redis.value(String.class).get(RedisKeys.cartIdempotency(user, key)), "the key released");
+        assertEquals(0, Db.count("SELECT COUNT(*) FROM purchase WHERE id = ?", purchaseId));
+    }
 }
