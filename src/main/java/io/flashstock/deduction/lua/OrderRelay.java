@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -14,6 +15,7 @@ import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
 import io.flashstock.error.UnavailableException;
 import io.flashstock.order.OrderIds;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
@@ -35,9 +37,9 @@ import org.jboss.logging.Logger;
  * take everything of one item at once (a hot stock about to be rebuilt; an order looked up right after its 201,
  * whose id names its item's tag).
  *
- * <p>Metrics: {@code flashstock.relay.pending} (entries seen unpersisted in the last round) and
- * {@code flashstock.relay.lag} (age of the oldest, seconds); {@link RelaySettler} counts what was persisted and
- * rejected.
+ * <p>Metrics: {@code flashstock.relay.pending} (entries seen unpersisted in the last round),
+ * {@code flashstock.relay.lag} (age of the oldest, seconds) and {@code flashstock.relay.reader-drains};
+ * {@link RelaySettler} counts what was persisted and rejected.
  */
 @ApplicationScoped
 public class OrderRelay {
@@ -61,6 +63,9 @@ public class OrderRelay {
     /** One round or drain at a time; a lookup waits for it only so long. */
     private final ReentrantLock rounds = new ReentrantLock();
     private final Semaphore wake = new Semaphore(0);
+    /** sku → when its last drain for readers that ended well started (System.nanoTime); real items only. */
+    private final Map<String, Long> drainedForReaders = new ConcurrentHashMap<>();
+    private final Counter readerDrains;
     private final AtomicLong pending = new AtomicLong();
     private final AtomicLong oldestMillis = new AtomicLong();
     private volatile Thread thread;
@@ -76,6 +81,9 @@ public class OrderRelay {
         this.pod = pod;
         this.settings = config.lua();
         this.writeBehind = settings.persistence() == FlashstockConfig.Persistence.WRITE_BEHIND;
+        this.readerDrains = Counter.builder("flashstock.relay.reader-drains")
+                .description("Items drained for readers (look-ups, listings); readers queued together share one")
+                .register(registry);
         Gauge.builder("flashstock.relay.pending", pending, AtomicLong::get)
                 .description("Pending orders seen not yet in MySQL in the relay's last round").register(registry);
         Gauge.builder("flashstock.relay.lag", oldestMillis,
@@ -143,18 +151,10 @@ public class OrderRelay {
         }
         candidates = candidates.stream().filter(sku -> stream.holds(sku, id))
                 .collect(java.util.stream.Collectors.toSet());
-        if (candidates.isEmpty()) {
-            return Set.of();
+        if (!candidates.isEmpty()) {
+            drainForReader(candidates, wait);
         }
-        lockRounds(wait);
-        try {
-            for (String sku : candidates) {
-                item(sku, true, new long[3]);
-            }
-            return Set.copyOf(candidates);
-        } finally {
-            rounds.unlock();
-        }
+        return Set.copyOf(candidates);
     }
 
     /**
@@ -164,12 +164,29 @@ public class OrderRelay {
      * @throws UnavailableException when a round did not finish within {@code wait}
      */
     public void drain(String sku, java.time.Duration wait) {
-        if (stream.isEmpty(sku)) {
-            return;
+        if (!stream.isEmpty(sku)) {
+            drainForReader(Set.of(sku), wait);
         }
+    }
+
+    /**
+     * Drains {@code skus} for a reader, waiting at most {@code wait} for the round or drain under way. Readers share
+     * drains: an item whose drain started after the reader asked, and ended well, has in MySQL every order acknowledged
+     * before the reader asked, and is skipped. Readers queued together then cost one drain, not one each.
+     */
+    private void drainForReader(Set<String> skus, java.time.Duration wait) {
+        long asked = System.nanoTime();
         lockRounds(wait);
         try {
-            item(sku, true, new long[3]);
+            for (String sku : skus) {
+                Long drained = drainedForReaders.get(sku);
+                if (drained == null || drained - asked < 0) {
+                    long started = System.nanoTime();
+                    item(sku, true, new long[3]);
+                    drainedForReaders.put(sku, started);
+                    readerDrains.increment();
+                }
+            }
         } finally {
             rounds.unlock();
         }

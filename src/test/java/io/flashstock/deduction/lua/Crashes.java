@@ -24,6 +24,31 @@ public class Crashes implements Checkpoints {
 
     /** The step to die at; null: none. */
     private volatile Step crashAt;
+    /** The step to wait at until {@link #release}; null: none. */
+    private volatile Step holdAt;
+    private volatile java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(0);
+    private volatile java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(0);
+
+    /**
+     * From now on the first cart request or relay round that gets past {@code step} waits there (for a relay round:
+     * holding the relay's lock) until {@link #release}, at most 10 s.
+     */
+    public void holdAt(Step step) {
+        reached = new java.util.concurrent.CountDownLatch(1);
+        released = new java.util.concurrent.CountDownLatch(1);
+        holdAt = step;
+    }
+
+    /** Whether a thread got to the held step within {@code millis}. */
+    public boolean awaitHeld(long millis) throws InterruptedException {
+        return reached.await(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /** The held thread goes on; nothing is held any more. */
+    public void release() {
+        holdAt = null;
+        released.countDown();
+    }
 
     /** From now on every cart request, or relay round, that gets past {@code step} dies there. */
     public void crashAt(Step step) {
@@ -37,6 +62,15 @@ public class Crashes implements Checkpoints {
 
     @Override
     public void passed(Step step) {
+        if (step == holdAt) {
+            holdAt = null;
+            reached.countDown();
+            try {
+                released.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (step != crashAt) {
             return;
         }

@@ -202,6 +202,44 @@ class HotStockWriteBehindTest extends HotStockResilience {
         return sku;
     }
 
+    /**
+     * Readers of an item's orders that queued behind a relay round share one drain of the item, and each sees every
+     * order acknowledged before it asked. Before, each listing ({@code GET /orders?sku=}, any buyer may send it) drained
+     * the item itself under the relay's lock, one after the other, while every item's relay rounds waited behind them.
+     */
+    @Test
+    void readersQueuedTogetherShareOneDrain() throws Exception {
+        String sku = newSku("readers");
+        createItem(sku, 50, 0);
+        Set<String> ids = new java.util.HashSet<>();
+        crashes.holdAt(Checkpoints.Step.RELAY_COMMITTED);
+        List<Reply> replies;
+        double drains;
+        try {
+            ids.add(buy(sku, "r-0", 1));
+            assertTrue(crashes.awaitHeld(5_000), "a relay round holds the relay's lock");
+            for (int i = 1; i < 6; i++) {
+                ids.add(buy(sku, "r-" + i, 1));
+            }
+            double before = meters.counter("flashstock.relay.reader-drains").count();
+            CompletableFuture<List<Reply>> readers = CompletableFuture.supplyAsync(() -> Http.concurrently(20, 20,
+                    i -> Http.get("/orders?sku=" + sku + "&limit=50", io.flashstock.testsupport.Tokens.staff())));
+            Thread.sleep(500); // every reader queued for the lock (each waits at most 2 s)
+            crashes.release();
+            replies = readers.get(20, TimeUnit.SECONDS);
+            drains = meters.counter("flashstock.relay.reader-drains").count() - before;
+        } finally {
+            crashes.release();
+        }
+        for (Reply reply : replies) {
+            assertEquals(200, reply.status(), reply.body());
+            for (String id : ids) {
+                assertTrue(reply.body().contains(id), id + " acknowledged before the listing, missing: " + reply.body());
+            }
+        }
+        assertTrue(drains >= 1 && drains <= 2, "20 readers queued together drained the item " + drains + " times");
+    }
+
     @Test
     void anOrderIsReadableRightAfterItsAcknowledgement() {
         String sku = newSku("read");
