@@ -205,4 +205,26 @@ class CartPersistenceTest {
         assertEquals(null, redis.value(String.class).get(RedisKeys.cartIdempotency(user, key)), "the key released");
         assertEquals(0, Db.count("SELECT COUNT(*) FROM purchase WHERE id = ?", purchaseId));
     }
+
+    /**
+     * A keyed cart whose line this pod knows to be sold out is refused before any line takes units, as a key-less one
+     * is: before, the lines ahead of it in sku order were reserved and given back (the first item's change counter
+     * moved twice) for one 409.
+     */
+    @Test
+    void aKeyedCartWithALineKnownSoldOutTakesNothingFirst() {
+        String prefix = newSku("cart-known");
+        createItem(prefix + "-a", 5, 0);
+        createItem(prefix + "-b", 0, 0);
+        given().get("/items/" + prefix + "-a/availability").then().statusCode(200);
+        given().get("/items/" + prefix + "-b/availability").then().statusCode(200);
+        String seq = redis.hash(String.class).hget(RedisKeys.stock(prefix + "-a"), "seq");
+        given().contentType(ContentType.JSON).header("Idempotency-Key", "known-" + UUID.randomUUID())
+                .body("{\"userId\":\"known\",\"lines\":[{\"sku\":\"" + prefix + "-a\",\"quantity\":1},"
+                        + "{\"sku\":\"" + prefix + "-b\",\"quantity\":1}]}")
+                .post("/purchases").then().statusCode(409).body("type", org.hamcrest.Matchers.endsWith("sold-out"));
+        assertEquals(seq, redis.hash(String.class).hget(RedisKeys.stock(prefix + "-a"), "seq"),
+                "the first line's item was never touched");
+        assertEquals(0L, Db.item(prefix + "-a").get("reserved"));
+    }
 }
