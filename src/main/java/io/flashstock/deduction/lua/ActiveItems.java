@@ -30,8 +30,9 @@ import org.jboss.logging.Logger;
  * <li>A pod touching an item announces it in the shared sorted set {@link RedisKeys#activeItems()} (at most once per
  * {@link #ANNOUNCE_EVERY} per item), so every pod's relay learns it within a watch round: a crashed pod's pending
  * orders are claimed by the others, and a pod that starts reads the whole set once.</li>
- * <li>An item quiet for {@code flashstock.lua.active-for} with an empty stream leaves the pod's rounds, and the shared
- * set unless announced since ({@code lua/retire_item.lua}). An item with pending orders never leaves.</li>
+ * <li>An item quiet for {@code flashstock.lua.active-for} with an empty stream, whose counters were last seen equal
+ * to MySQL's, leaves the pod's rounds, and the shared set unless announced since ({@code lua/retire_item.lua}). An
+ * item with pending orders, or still to be reconciled, never leaves.</li>
  * </ul>
  */
 @Singleton
@@ -51,6 +52,8 @@ public class ActiveItems {
     private final Map<String, Long> touched = new ConcurrentHashMap<>();
     /** sku → when this pod last announced it (System.nanoTime). */
     private final Map<String, Long> announced = new ConcurrentHashMap<>();
+    /** Items whose last announcement failed (a subset of {@link #touched}'s). */
+    private final Set<String> unannounced = ConcurrentHashMap.newKeySet();
     /** Items bought through this pod since the relay last looked (write-behind wakes the relay for them). */
     private final Set<String> dirty = ConcurrentHashMap.newKeySet();
     /** sku → the latest announcement read from the shared set (epoch ms, the announcing pod's clock). */
@@ -72,21 +75,37 @@ public class ActiveItems {
     /**
      * The item has work now: this pod's rounds look at it, and so will every other pod's. Never blocks (a purchase on
      * the event loop touches its item): the announcement is sent without waiting for Redis's answer, and one that
-     * fails is sent again on the next touch, as when it was waited for (the purchase never depended on it).
+     * fails is sent again by the next watch round ({@link #announceFailed}) or touch: the purchase never depended on
+     * it, but another pod must learn of the item even if this pod dies and nobody buys it again.
      */
     public void touch(String sku) {
         long now = System.nanoTime();
         touched.put(sku, now);
         Long last = announced.get(sku);
         if (last == null || now - last >= ANNOUNCE_EVERY.toNanos()) {
-            announced.put(sku, now);
-            reactive.sortedSet(String.class).zadd(RedisKeys.activeItems(), System.currentTimeMillis(), sku)
-                    .subscribe().with(added -> {
-                    }, e -> {
-                        announced.remove(sku); // the next touch tries again; this pod's rounds have the item anyway
-                        LOG.debugf("Could not announce %s: %s", sku, e.toString());
-                    });
+            announce(sku, now);
         }
+    }
+
+    /** Sends again the announcements that failed, of the items still in this pod's rounds. */
+    void announceFailed() {
+        for (String sku : unannounced) {
+            if (touched.containsKey(sku) && !announced.containsKey(sku)) {
+                announce(sku, System.nanoTime());
+            } else {
+                unannounced.remove(sku);
+            }
+        }
+    }
+
+    private void announce(String sku, long now) {
+        announced.put(sku, now);
+        reactive.sortedSet(String.class).zadd(RedisKeys.activeItems(), System.currentTimeMillis(), sku)
+                .subscribe().with(added -> unannounced.remove(sku), e -> {
+                    announced.remove(sku);
+                    unannounced.add(sku);
+                    LOG.debugf("Could not announce %s: %s", sku, e.toString());
+                });
     }
 
     /** A purchase through this pod left an order to persist (write-behind). */
@@ -165,6 +184,7 @@ public class ActiveItems {
             retire.run(redis, List.of(RedisKeys.activeItems()), List.of(sku, Long.toString(cutoffMillis)));
             if (touched.remove(sku, item.getValue())) {
                 announced.remove(sku);
+                unannounced.remove(sku);
                 read.remove(sku);
             }
         }

@@ -2,6 +2,7 @@ package io.flashstock.deduction.lua;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.flashstock.config.FlashstockConfig;
@@ -47,6 +48,11 @@ public class HotStockWatch {
     private final Inactive schedule;
     /** Per item: the last change counter seen, and since when it has not moved. */
     private final Map<String, long[]> quiet = new ConcurrentHashMap<>();
+    /**
+     * Items whose hot counters were last seen equal to MySQL's at their current change counter (or that have no hot
+     * stock here): only these leave the rounds once quiet, so that no item stops being reconciled while it differs.
+     */
+    private final Set<String> inStep = ConcurrentHashMap.newKeySet();
     /** When the quiet items were last reconciled (System.nanoTime). */
     private long lastReconcile;
 
@@ -79,6 +85,7 @@ public class HotStockWatch {
             } else {
                 warmer.takeUpGeneration();
                 items.refresh();
+                items.announceFailed();
             }
             mirror.sweep();
             long now = System.nanoTime();
@@ -86,8 +93,10 @@ public class HotStockWatch {
                 lastReconcile = now;
                 reconcileQuiet();
             }
-            items.retire(sku -> !stream.isEmpty(sku));
+            // An item leaves the rounds with no pending order and its counters last seen equal to MySQL's.
+            items.retire(sku -> !stream.isEmpty(sku) || !inStep.contains(sku));
             quiet.keySet().retainAll(items.all());
+            inStep.retainAll(items.all());
         } catch (RuntimeException e) {
             LOG.warnf("Hot-stock watch round failed, the next one retries: %s", e.toString());
         }
@@ -106,15 +115,23 @@ public class HotStockWatch {
                     "available", "reserved", "sold");
             String seqText = fields.get("seq");
             if (seqText == null) {
+                inStep.add(sku); // no hot stock here: nothing to converge
                 continue;
             }
             long seq = Long.parseLong(seqText);
             long[] seen = quiet.compute(sku, (k, old) -> old == null || old[0] != seq ? new long[] { seq, now } : old);
+            if (seen[1] == now) {
+                inStep.remove(sku); // changed: not known to match MySQL until looked at again
+            }
             if (now - seen[1] < quietNanos || !stream.isEmpty(sku)) {
                 continue;
             }
             ItemSnapshot.Counters db = QuarkusTransaction.requiringNew().call(() -> ItemSnapshot.counters(sku));
-            if (db == null || db.pendingEvents() > 0 || db.matches(fields)) {
+            if (db == null || db.matches(fields)) {
+                inStep.add(sku);
+                continue;
+            }
+            if (db.pendingEvents() > 0) {
                 continue;
             }
             long set = scripts.reconcile.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.orders(sku)),

@@ -155,6 +155,38 @@ class RedisLuaMadeUpReadsTest {
                 + FEW_MORE, activeItems + ": " + trackedBefore + " -> " + trackedAfter);
     }
 
+    /**
+     * An item's announcement that failed is sent again by the pod's next watch round, not only by its next purchase:
+     * another pod must learn of an item with pending orders even if nobody buys it again (sold out) and this pod dies.
+     * Here {@code fs:active} holds a string while the item is bought, so the announcement fails (WRONGTYPE).
+     */
+    @Test
+    void aFailedAnnouncementIsSentAgainWithoutAnotherPurchase() {
+        OwnRedis redis = OwnRedisResource.server();
+        String sku = Shop.newSku("unannounced");
+        createItem(sku, 1, 0);
+        boolean existed = "1".equals(redis.call("EXISTS", RedisKeys.activeItems()).get(0));
+        if (existed) {
+            redis.call("RENAME", RedisKeys.activeItems(), "saved-active-items");
+        }
+        redis.call("SET", RedisKeys.activeItems(), "not a sorted set");
+        try {
+            Shop.buy(sku, "announcer", 1);
+            Pause.sleep(200); // the announcement has failed
+        } finally {
+            redis.call("DEL", RedisKeys.activeItems());
+            if (existed) {
+                redis.call("RENAME", "saved-active-items", RedisKeys.activeItems());
+            }
+        }
+        long deadline = System.currentTimeMillis() + 5_000; // a watch round runs every second
+        while (!redis.call("ZRANGE", RedisKeys.activeItems(), "0", "-1").contains(sku)
+                && System.currentTimeMillis() < deadline) {
+            Pause.sleep(50);
+        }
+        assertTrue(redis.call("ZRANGE", RedisKeys.activeItems(), "0", "-1").contains(sku), "announced again");
+    }
+
     /** The server's commands per second over {@link #WINDOW_MILLIS}, without the second reading's own INFO. */
     private static double commandsPerSecond(OwnRedis redis) {
         long first = commandsProcessed(redis);
