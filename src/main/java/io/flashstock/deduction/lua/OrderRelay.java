@@ -171,8 +171,8 @@ public class OrderRelay {
 
     /**
      * Drains {@code skus} for a reader, waiting at most {@code wait} for the round or drain under way. Readers share
-     * drains: an item whose drain started after the reader asked, and ended well, has in MySQL every order acknowledged
-     * before the reader asked, and is skipped. Readers queued together then cost one drain, not one each.
+     * drains: an item whose drain started after the reader asked and decided every entry it found has in MySQL every
+     * order acknowledged before the reader asked, and is skipped. Readers queued together then cost one drain.
      */
     private void drainForReader(Set<String> skus, java.time.Duration wait) {
         long asked = System.nanoTime();
@@ -182,14 +182,20 @@ public class OrderRelay {
                 Long drained = drainedForReaders.get(sku);
                 if (drained == null || drained - asked < 0) {
                     long started = System.nanoTime();
-                    item(sku, true, new long[3]);
-                    drainedForReaders.put(sku, started);
                     readerDrains.increment();
+                    if (item(sku, true, new long[3])) {
+                        drainedForReaders.put(sku, started); // whole: shared with the readers that asked before
+                    }
                 }
             }
         } finally {
             rounds.unlock();
         }
+    }
+
+    /** How many threads wait for the round or drain under way (readers, the relay). */
+    int waitingForRounds() {
+        return rounds.getQueueLength();
     }
 
     private void lockRounds(java.time.Duration wait) {
@@ -286,27 +292,35 @@ public class OrderRelay {
         }
     }
 
-    /** Persists the item's entries this relay takes: those it holds, new ones (write-behind), idle ones. */
-    private void item(String sku, boolean everything, long[] tally) {
+    /**
+     * Persists the item's entries this relay takes: those it holds, new ones (write-behind), idle ones. Returns whether
+     * it decided every entry it took and read until none was left: false when an entry stays undecided (a line of a
+     * cart still PENDING, an order MySQL failed for alone), which also ends the reading.
+     */
+    private boolean item(String sku, boolean everything, long[] tally) {
         if (stream.isEmpty(sku)) {
-            return;
+            return true;
         }
         int count = settings.relayBatchSize();
         boolean readNew = writeBehind || everything;
-        while (true) {
+        boolean whole = true;
+        int decided;
+        do {
             // What this relay holds already (a round that failed before settling), topped up with new entries.
             List<PendingOrder> batch = new ArrayList<>(stream.readHeld(sku, consumer(), count));
             if (readNew && batch.size() < count) {
                 batch.addAll(stream.readNew(sku, consumer(), count - batch.size()));
             }
-            if (persist(sku, batch, tally) < count || !readNew) {
-                break;
-            }
-        }
+            decided = persist(sku, batch, tally);
+            whole &= decided == batch.size();
+        } while (decided == count && readNew);
         long minIdle = everything ? 0 : settings.claimAfter().toMillis();
-        while (persist(sku, stream.claimIdle(sku, consumer(), minIdle, count), tally) == count) {
-            // a full batch: there may be more
-        }
+        do { // a full, decided batch: there may be more
+            List<PendingOrder> claimed = stream.claimIdle(sku, consumer(), minIdle, count);
+            decided = persist(sku, claimed, tally);
+            whole &= decided == claimed.size();
+        } while (decided == count);
+        return whole;
     }
 
     /**
