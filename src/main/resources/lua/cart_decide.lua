@@ -1,7 +1,8 @@
 -- redis-lua: the one decision of a cart, made once by compare-and-set from PENDING, whoever makes it: the request
 -- (COMMITTED once every line holds its units, ABORTED on a refusal) or any pod's relay (ABORTED_IF_DUE: a cart still
--- PENDING past its deadline, whose request died or hangs). Lines of a COMMITTED cart are persisted together, lines of
--- an ABORTED one are given back one by one (undo_purchase.lua, once each).
+-- PENDING past its deadline, whose request died or hangs); and once from COMMITTED to ABORTED when MySQL refuses the
+-- cart (REFUSED). Lines of a COMMITTED cart are persisted together, lines of an ABORTED one are given back one by one
+-- (undo_purchase.lua, once each).
 -- KEYS[1] fs:{u:<userId>}:cart:<purchaseId>   KEYS[2] fs:{u:<userId>}:cartkey:<Idempotency-Key> (or the bare prefix)
 -- ARGV[1] 'COMMITTED' | 'ABORTED' | 'ABORTED_IF_DUE' | 'REFUSED' (MySQL refused the COMMITTED cart and its lines
 --         were given back: ABORTED after all, so that no replay answers a purchase MySQL does not have and its key

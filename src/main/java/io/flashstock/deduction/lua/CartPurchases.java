@@ -37,9 +37,12 @@ public class CartPurchases {
     private static final Logger LOG = Logger.getLogger(CartPurchases.class);
     /**
      * A Redis call of the cart's own (its record, not a line) failed: 503 {@code unavailable}, problem+json with a
-     * Retry-After, never a bare 500. No line holds units then; a record left PENDING is aborted past its deadline.
+     * Retry-After, never a bare 500. Opening: no line holds units (a record left PENDING is aborted past its deadline).
      */
-    private static final String NOT_DECIDED = "The hot stock could not be reached; no units were taken, try again.";
+    private static final String NOT_OPENED = "The hot stock could not be reached; no units were taken, try again.";
+    /** The same on a retry's look at the purchase its key made, which may hold units or be stored. */
+    private static final String NOT_LOOKED_UP = "The purchase this Idempotency-Key made could not be looked up now; "
+            + "repeat the request with the same key.";
 
     private final HotStock hotStock;
     private final Carts carts;
@@ -77,7 +80,7 @@ public class CartPurchases {
             }
         }
         String purchaseId = OrderIds.next(cart.lines().get(0).sku());
-        Carts.Opened opened = UnavailableException.unlessFailing(NOT_DECIDED, () -> carts.open(cart, purchaseId));
+        Carts.Opened opened = UnavailableException.unlessFailing(NOT_OPENED, () -> carts.open(cart, purchaseId));
         switch (opened.reply()) {
             case "KEY_REUSED" -> throw FlashstockException.keyReused();
             case "REPLAY" -> {
@@ -126,7 +129,7 @@ public class CartPurchases {
         }
         if (state != Carts.State.COMMITTED) {
             try {
-                carts.giveBack(reserved); // a relay aborted it past its deadline and gives the lines back too: once each
+                carts.giveBack(reserved); // a relay aborted it past its deadline and gives them back too: once each
             } catch (RuntimeException e) {
                 LOG.debugf("Lines of aborted cart %s left to the relays: %s", purchaseId, e.toString());
             }
@@ -179,11 +182,11 @@ public class CartPurchases {
             return new CartOutcome(stored, true);
         }
         Carts.Committed committed = writeThrough ? null
-                : UnavailableException.unlessFailing(NOT_DECIDED, () -> carts.committed(cart.userId(), purchaseId));
+                : UnavailableException.unlessFailing(NOT_LOOKED_UP, () -> carts.committed(cart.userId(), purchaseId));
         if (committed != null) {
             return new CartOutcome(committed.view(), true);
         }
-        if (mayRetry && UnavailableException.unlessFailing(NOT_DECIDED,
+        if (mayRetry && UnavailableException.unlessFailing(NOT_LOOKED_UP,
                 () -> carts.abortIfDue(cart.userId(), purchaseId)) == Carts.State.ABORTED) {
             // The first request died before deciding (or was refused): nothing is held for the key; run anew.
             return purchase(cart, false);

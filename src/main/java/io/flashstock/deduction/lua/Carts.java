@@ -23,7 +23,8 @@ import org.jboss.logging.Logger;
 /**
  * Multi-item purchases of {@code redis-lua} (docs/multi-item-purchases.md). A cart's lines may sit on different
  * Redis Cluster shards, so no script can take them all at once. Instead each cart has one decision record in its
- * user's slot ({@code lua/cart_open.lua}, {@code lua/cart_decide.lua}), decided once by compare-and-set from PENDING:
+ * user's slot ({@code lua/cart_open.lua}, {@code lua/cart_decide.lua}), decided once by compare-and-set from PENDING
+ * (a COMMITTED cart MySQL refuses is ABORTED after all, once, by compare-and-set from COMMITTED):
  * <ul>
  * <li>each line is an ordinary purchase ({@code lua/purchase.lua}) whose stream entry names the cart; no relay ever
  * persists such an entry alone;</li>
@@ -210,8 +211,8 @@ public class Carts {
             default -> {
                 LOG.warnf("Cart %s was refused by MySQL (%s); its %d line(s) are given back", cart.purchaseId(),
                         written.outcome(), orders.size());
+                refused(cart); // first: a relay meeting a line of an ABORTED cart gives it back, if this pod cannot
                 giveBack(cart.lines());
-                refused(cart);
                 return written.outcome();
             }
         }
@@ -220,8 +221,8 @@ public class Carts {
     }
 
     /**
-     * MySQL refused the COMMITTED cart, whose lines are given back: ABORTED after all, its Idempotency-Key released,
-     * so that no replay answers 201 with orders MySQL does not have and a retry runs anew.
+     * MySQL refused the COMMITTED cart: ABORTED after all, its Idempotency-Key released, so that no replay answers 201
+     * with orders MySQL does not have and a retry runs anew. Its lines are given back after this.
      */
     private void refused(Committed cart) {
         try {
