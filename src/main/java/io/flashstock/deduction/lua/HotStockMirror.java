@@ -42,35 +42,32 @@ public class HotStockMirror implements StockMirror {
     private static final Logger LOG = Logger.getLogger(HotStockMirror.class);
     /** What the mirror scripts answer for an item without hot stock. */
     private static final long COLD = -1;
-    /** Longest an order lookup waits for a relay round under way before answering 503 (retry). */
-    private static final Duration LOOKUP_WAIT = Duration.ofSeconds(2);
     /**
      * An event of an item still cold this long after its commit is moot: no warm-up that started before the commit
      * is still running (their leases are shorter), so the next warm-up reads a MySQL snapshot that has it.
      */
     private static final Duration COLD_EVENT_MOOT_AFTER = Duration.ofMinutes(1);
     private static final String HOT_STOCK_UNREADABLE = "The hot stock cannot be read now; try again.";
-    private static final String RECENT_UNREADABLE = "Recent orders cannot be read now; try again.";
 
     private final RedisDataSource redis;
     private final HotStockScripts scripts;
     private final HotStock hotStock;
     private final HotStockWarmer warmer;
-    private final OrderRelay relay;
+    private final RecentOrders recent;
     private final ActiveItems items;
     private final UnitsBackChannel unitsBack;
     private final FlashstockConfig.Lua settings;
     private final PendingStream stream;
 
     HotStockMirror(RedisDataSource redis, HotStockScripts scripts, HotStock hotStock, HotStockWarmer warmer,
-            OrderRelay relay, ActiveItems items, UnitsBackChannel unitsBack, PendingStream stream,
+            RecentOrders recent, ActiveItems items, UnitsBackChannel unitsBack, PendingStream stream,
             FlashstockConfig config) {
         this.redis = redis;
         this.stream = stream;
         this.scripts = scripts;
         this.hotStock = hotStock;
         this.warmer = warmer;
-        this.relay = relay;
+        this.recent = recent;
         this.items = items;
         this.unitsBack = unitsBack;
         this.settings = config.lua();
@@ -281,44 +278,27 @@ public class HotStockMirror implements StockMirror {
         return true;
     }
 
+    /** Write-behind: a recent order's item is drained first (write-through answers after MySQL has the order). */
     @Override
     public boolean persistPending(String id) {
-        if (settings.persistence() != FlashstockConfig.Persistence.WRITE_BEHIND) {
-            return false;
-        }
-        return unlessFailing(RECENT_UNREADABLE, () -> !relay.drainFor(id, LOOKUP_WAIT).isEmpty());
+        return writeBehind() && recent.persist(id);
     }
 
-    /** Write-behind: the relay persists the item's stream now (write-through answers after MySQL has the order). */
+    /** Write-behind: the relay persists the item's stream now. */
     @Override
     public void persistPendingOf(String sku) {
-        if (settings.persistence() != FlashstockConfig.Persistence.WRITE_BEHIND) {
-            return;
+        if (writeBehind()) {
+            recent.drain(sku);
         }
-        unlessFailing(RECENT_UNREADABLE, () -> {
-            relay.drain(sku, LOOKUP_WAIT);
-            return null;
-        });
     }
 
-    /**
-     * Write-behind: the entries in the streams of every item with work (an item with pending orders never leaves
-     * them), one XLEN each, after reading the items other pods announced (at most every
-     * {@link OrderRelay#REFRESH_AT_MOST_EVERY}). An entry persisted but not yet removed counts too: never too few.
-     */
     @Override
     public long pendingOrders() {
-        if (settings.persistence() != FlashstockConfig.Persistence.WRITE_BEHIND) {
-            return 0;
-        }
-        return unlessFailing("Recent orders cannot be counted now; try again.", () -> {
-            items.refreshIfDue(OrderRelay.REFRESH_AT_MOST_EVERY);
-            long pending = 0;
-            for (String sku : items.all()) {
-                pending += stream.length(sku);
-            }
-            return pending;
-        });
+        return writeBehind() ? recent.pendingOrders() : 0;
+    }
+
+    private boolean writeBehind() {
+        return settings.persistence() == FlashstockConfig.Persistence.WRITE_BEHIND;
     }
 
     /** The scripts that apply the event publish the units-back message themselves ({@link #apply}). */

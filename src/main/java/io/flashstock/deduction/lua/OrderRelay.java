@@ -1,21 +1,21 @@
 package io.flashstock.deduction.lua;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.ObjLongConsumer;
+import java.util.function.Predicate;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
 import io.flashstock.error.UnavailableException;
-import io.flashstock.order.OrderIds;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
@@ -33,12 +33,12 @@ import org.jboss.logging.Logger;
  * no other persists or takes back): first those it holds already (a round that failed before settling); in
  * write-behind, new entries, as soon as a purchase wakes it, in batches of {@code flashstock.lua.relay-batch-size};
  * in both modes, entries held unsettled for {@code flashstock.lua.claim-after} by Redis's clock, whoever held them:
- * its pod crashed, or its write-through request died before persisting it. {@link #drainFor} and {@link #drain}
- * take everything of one item at once (a hot stock about to be rebuilt; an order looked up right after its 201,
- * whose id names its item's tag).
+ * its pod crashed, or its write-through request died before persisting it. {@link #drain} and
+ * {@link #drainForReaders} take everything of one item at once (a hot stock about to be rebuilt; an order looked up
+ * right after its 201, or a listing: {@link RecentOrders}).
  *
  * <p>Metrics: {@code flashstock.relay.pending} (entries seen unpersisted in the last round),
- * {@code flashstock.relay.lag} (age of the oldest, seconds) and {@code flashstock.relay.reader-drains};
+ * {@code flashstock.relay.lag} (age of the oldest, seconds);
  * {@link RelaySettler} counts what was persisted and rejected.
  */
 @ApplicationScoped
@@ -46,9 +46,7 @@ public class OrderRelay {
 
     private static final Logger LOG = Logger.getLogger(OrderRelay.class);
     /** How often a relay looks at every item with work, not only those bought through its pod. */
-    static final java.time.Duration FULL_ROUND = java.time.Duration.ofSeconds(1);
-    /** Most often a look-up of a recent id reads the items other pods announced. */
-    static final java.time.Duration REFRESH_AT_MOST_EVERY = java.time.Duration.ofMillis(100);
+    static final Duration FULL_ROUND = Duration.ofSeconds(1);
 
     private final PendingStream stream;
     private final PendingOrderWriter writer;
@@ -63,9 +61,6 @@ public class OrderRelay {
     /** One round or drain at a time; a lookup waits for it only so long. */
     private final ReentrantLock rounds = new ReentrantLock();
     private final Semaphore wake = new Semaphore(0);
-    /** sku → when its last drain for readers that ended well started (System.nanoTime); real items only. */
-    private final Map<String, Long> drainedForReaders = new ConcurrentHashMap<>();
-    private final Counter readerDrains;
     private final AtomicLong pending = new AtomicLong();
     private final AtomicLong oldestMillis = new AtomicLong();
     private volatile Thread thread;
@@ -81,9 +76,6 @@ public class OrderRelay {
         this.pod = pod;
         this.settings = config.lua();
         this.writeBehind = settings.persistence() == FlashstockConfig.Persistence.WRITE_BEHIND;
-        this.readerDrains = Counter.builder("flashstock.relay.reader-drains")
-                .description("Items drained for readers (look-ups, listings); readers queued together share one")
-                .register(registry);
         Gauge.builder("flashstock.relay.pending", pending, AtomicLong::get)
                 .description("Pending orders seen not yet in MySQL in the relay's last round").register(registry);
         Gauge.builder("flashstock.relay.lag", oldestMillis,
@@ -127,64 +119,21 @@ public class OrderRelay {
     }
 
     /**
-     * Persists every pending order of the items {@code id} can belong to (those whose tag it carries: one, or a few
-     * that share a tag; none for an id that is not ours), waiting at most {@code wait} for a relay round under way.
-     * Returns those items. An order looked up right after its 201 is then in MySQL; so is a multi-item purchase, whose
-     * id is its first line's order id ({@link OrderIds#ofLine}).
-     *
-     * <p>What a made-up id costs: an id is drained for only if an item of its tag holds it as a RESERVED order
-     * ({@link PendingStream#holds}: one HEXISTS per item of the tag), so an id with the tag of the hot item, made up
-     * from one of its real ids, costs that look-up and never relay work. The items announced by other pods are read
-     * again ({@link ActiveItems#refresh}) at most every {@link #REFRESH_AT_MOST_EVERY}, however many ids are asked
-     * for.
+     * Drains, for readers ({@link RecentOrders}), each of {@code skus} that {@code due} accepts once the relay's lock
+     * is held, waiting at most {@code wait} for the round or drain under way; tells {@code whole} of each drain that
+     * decided every entry it found, with when it started (System.nanoTime), before the lock is let go.
      *
      * @throws UnavailableException when a round did not finish within {@code wait}
      */
-    public Set<String> drainFor(String id, java.time.Duration wait) {
-        OptionalInt tag = OrderIds.itemTagOf(id);
-        if (tag.isEmpty()) {
-            return Set.of();
-        }
-        Set<String> candidates = items.withTag(tag.getAsInt());
-        if (candidates.isEmpty() && items.refreshIfDue(REFRESH_AT_MOST_EVERY)) {
-            candidates = items.withTag(tag.getAsInt()); // bought through another pod, before this pod's watch read it
-        }
-        candidates = candidates.stream().filter(sku -> stream.holds(sku, id))
-                .collect(java.util.stream.Collectors.toSet());
-        if (!candidates.isEmpty()) {
-            drainForReader(candidates, wait);
-        }
-        return Set.copyOf(candidates);
-    }
-
-    /**
-     * {@link #drain(String)} for a reader (a listing of the item's orders), waiting at most {@code wait} for a relay
-     * round under way. An item with an empty stream (or none: an unknown sku) costs one XLEN and no lock.
-     *
-     * @throws UnavailableException when a round did not finish within {@code wait}
-     */
-    public void drain(String sku, java.time.Duration wait) {
-        if (!stream.isEmpty(sku)) {
-            drainForReader(Set.of(sku), wait);
-        }
-    }
-
-    /**
-     * Drains {@code skus} for a reader, waiting at most {@code wait} for the round or drain under way. Readers share
-     * drains: an item whose drain started after the reader asked and decided every entry it found has in MySQL every
-     * order acknowledged before the reader asked, and is skipped. Readers queued together then cost one drain.
-     */
-    private void drainForReader(Set<String> skus, java.time.Duration wait) {
-        long asked = System.nanoTime();
+    void drainForReaders(Collection<String> skus, Duration wait, Predicate<String> due,
+            ObjLongConsumer<String> whole) {
         lockRounds(wait);
         try {
             for (String sku : skus) {
-                Long drained = drainedForReaders.get(sku);
-                if (drained == null || drained - asked < 0) {
+                if (due.test(sku)) {
                     long started = System.nanoTime();
-                    readerDrains.increment();
-                    if (item(sku, true, new long[3])) {
-                        drainedForReaders.put(sku, started); // whole: shared with the readers that asked before
+                    if (item(sku, true, new RelayTally())) {
+                        whole.accept(sku, started);
                     }
                 }
             }
@@ -198,7 +147,7 @@ public class OrderRelay {
         return rounds.getQueueLength();
     }
 
-    private void lockRounds(java.time.Duration wait) {
+    private void lockRounds(Duration wait) {
         try {
             if (!rounds.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new UnavailableException("Recent orders cannot be read now; try again.");
@@ -245,7 +194,7 @@ public class OrderRelay {
     public void drain(String sku) {
         rounds.lock();
         try {
-            item(sku, true, new long[3]);
+            item(sku, true, new RelayTally());
         } finally {
             rounds.unlock();
         }
@@ -264,7 +213,7 @@ public class OrderRelay {
             lastFullRound = now;
             due = items.all();
         }
-        long[] tally = new long[3]; // inserted, read and not settled, oldest of those (ms)
+        RelayTally tally = new RelayTally();
         int failed = 0;
         RuntimeException first = null;
         rounds.lock();
@@ -287,8 +236,8 @@ public class OrderRelay {
                     first.toString());
         }
         if (full) {
-            pending.set(tally[1]);
-            oldestMillis.set(tally[1] == 0 ? 0 : tally[2]);
+            pending.set(tally.unsettled());
+            oldestMillis.set(tally.oldestMillis());
         }
     }
 
@@ -297,7 +246,7 @@ public class OrderRelay {
      * it decided every entry it took and read until none was left: false when an entry stays undecided (a line of a
      * cart still PENDING, an order MySQL failed for alone), which also ends the reading.
      */
-    private boolean item(String sku, boolean everything, long[] tally) {
+    private boolean item(String sku, boolean everything, RelayTally tally) {
         if (stream.isEmpty(sku)) {
             return true;
         }
@@ -328,7 +277,7 @@ public class OrderRelay {
      * are never persisted alone: {@link Carts#resolve} persists the whole cart, gives the line back, or leaves it while
      * its cart is undecided.
      */
-    private int persist(String sku, List<PendingOrder> taken, long[] tally) {
+    private int persist(String sku, List<PendingOrder> taken, RelayTally tally) {
         if (taken.isEmpty()) {
             return 0;
         }
@@ -340,8 +289,7 @@ public class OrderRelay {
             } else if (carts.resolve(entry)) {
                 decided++;
             } else {
-                tally[1]++;
-                tally[2] = tally[2] == 0 ? entry.recordedAtMillis() : Math.min(tally[2], entry.recordedAtMillis());
+                tally.unsettled(entry);
             }
         }
         if (entries.isEmpty()) {
@@ -349,11 +297,10 @@ public class OrderRelay {
         }
         PendingOrderWriter.Persisted result = writer.persist(sku, entries);
         Map<String, Outcome> outcomes = result.outcomes();
-        tally[0] += settler.settle(sku, entries, result);
+        settler.settle(sku, entries, result);
         for (PendingOrder entry : entries) {
             if (!outcomes.containsKey(entry.orderId())) {
-                tally[1]++;
-                tally[2] = tally[2] == 0 ? entry.recordedAtMillis() : Math.min(tally[2], entry.recordedAtMillis());
+                tally.unsettled(entry);
             }
         }
         return decided + outcomes.size();

@@ -53,6 +53,9 @@ class HotStockWriteBehindTest extends HotStockResilience {
     OrderRelay relay;
 
     @Inject
+    RecentOrders recent;
+
+    @Inject
     Crashes crashes;
 
     @Inject
@@ -269,12 +272,12 @@ class HotStockWriteBehindTest extends HotStockResilience {
         createItem(sku, 5, 0);
         String real = given().contentType("application/json").body("{\"userId\":\"t\",\"quantity\":1}")
                 .post("/items/" + sku + "/purchases").then().statusCode(201).extract().path("orderId");
-        Set<String> drained = relay.drainFor(real, Duration.ofSeconds(2));
+        Set<String> drained = recent.drainFor(real, Duration.ofSeconds(2));
         // The relay may have stored the order before the look-up (then nothing of the item is left to drain): either
         // way the order is in MySQL when the look-up returns, and only items of the id's tag were drained.
         assertEquals(1, Db.orderCount(sku), "the item's order stored by the time the look-up returns: " + drained);
         assertTrue(drained.stream().allMatch(s -> OrderIds.itemTag(s) == OrderIds.itemTag(sku)), drained.toString());
-        assertEquals(Set.of(), relay.drainFor(UUID.randomUUID().toString(), Duration.ofSeconds(2)), "not our id");
+        assertEquals(Set.of(), recent.drainFor(UUID.randomUUID().toString(), Duration.ofSeconds(2)), "not our id");
         given().get("/orders/" + OrderIds.next(sku)).then().statusCode(404);
     }
 
@@ -288,8 +291,8 @@ class HotStockWriteBehindTest extends HotStockResilience {
         createItem(sku, 5, 0);
         String real = given().contentType("application/json").body("{\"userId\":\"t\",\"quantity\":1}")
                 .post("/items/" + sku + "/purchases").then().statusCode(201).extract().path("orderId");
-        assertEquals(Set.of(), relay.drainFor(OrderIds.next(sku), Duration.ofSeconds(2)), "made up");
-        assertEquals(Set.of(sku), relay.drainFor(real, Duration.ofSeconds(2)), "held: a real order");
+        assertEquals(Set.of(), recent.drainFor(OrderIds.next(sku), Duration.ofSeconds(2)), "made up");
+        assertEquals(Set.of(sku), recent.drainFor(real, Duration.ofSeconds(2)), "held: a real order");
     }
 
     /**
@@ -311,12 +314,12 @@ class HotStockWriteBehindTest extends HotStockResilience {
                     .post("/purchases").then().statusCode(201).extract().path("purchaseId");
             assertTrue(stream.length(first) > 0, "entries of " + first + " in its stream");
             String madeUp = OrderIds.next(first);
-            assertEquals(Set.of(), relay.drainFor(madeUp, Duration.ofSeconds(2)), "made up");
+            assertEquals(Set.of(), recent.drainFor(madeUp, Duration.ofSeconds(2)), "made up");
             given().get("/purchases/" + madeUp).then().statusCode(404);
         } finally {
             crashes.none();
         }
-        assertEquals(Set.of(first), relay.drainFor(purchaseId, Duration.ofSeconds(2)), "held: the first line");
+        assertEquals(Set.of(first), recent.drainFor(purchaseId, Duration.ofSeconds(2)), "held: the first line");
         given().get("/purchases/" + purchaseId).then().statusCode(200).body("orders[0].orderId", equalTo(purchaseId));
     }
 

@@ -1,0 +1,134 @@
+package io.flashstock.deduction.lua;
+
+import static io.flashstock.error.UnavailableException.unlessFailing;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+import io.flashstock.error.UnavailableException;
+import io.flashstock.order.OrderIds;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * Readers of write-behind's recent orders: a look-up right after its 201, a listing of an item's orders, the count of
+ * orders not yet in MySQL. What was acknowledged before a look-up or listing asked is in MySQL when it reads: the
+ * items it names are drained first, through the relay ({@link OrderRelay#drainForReaders}), under the relay's lock.
+ *
+ * <p>Readers share drains: an item whose drain started after the reader asked and decided every entry it found has in
+ * MySQL every order acknowledged before the reader asked, and is skipped. Readers queued together (any buyer may send
+ * a listing) then cost one drain, not one each while every item's relay rounds wait behind them. Counted by
+ * {@code flashstock.relay.reader-drains}.
+ */
+@ApplicationScoped
+public class RecentOrders {
+
+    /** Most often a look-up of a recent id reads the items other pods announced. */
+    static final Duration REFRESH_AT_MOST_EVERY = Duration.ofMillis(100);
+    /** Longest a reader waits for a relay round under way before answering 503 (retry). */
+    private static final Duration READER_WAIT = Duration.ofSeconds(2);
+    private static final String UNREADABLE = "Recent orders cannot be read now; try again.";
+
+    private final OrderRelay relay;
+    private final ActiveItems items;
+    private final PendingStream stream;
+    /** sku → when its last drain for readers that ended whole started (System.nanoTime); real items only. */
+    private final Map<String, Long> drainedForReaders = new ConcurrentHashMap<>();
+    private final Counter readerDrains;
+
+    RecentOrders(OrderRelay relay, ActiveItems items, PendingStream stream, MeterRegistry registry) {
+        this.relay = relay;
+        this.items = items;
+        this.stream = stream;
+        this.readerDrains = Counter.builder("flashstock.relay.reader-drains")
+                .description("Items drained for readers (look-ups, listings); readers queued together share one")
+                .register(registry);
+    }
+
+    /**
+     * Whether a look-up of {@code id} found it pending and had its item drained: the order (or the multi-item purchase
+     * its first line's id names, {@link OrderIds#ofLine}) is then in MySQL.
+     *
+     * @throws UnavailableException when Redis cannot be read, or a relay round did not finish in time
+     */
+    boolean persist(String id) {
+        return unlessFailing(UNREADABLE, () -> !drainFor(id, READER_WAIT).isEmpty());
+    }
+
+    /**
+     * Persists every pending order of the items {@code id} can belong to (those whose tag it carries: one, or a few
+     * that share a tag; none for an id that is not ours), waiting at most {@code wait} for a relay round under way.
+     * Returns those items.
+     *
+     * <p>What a made-up id costs: an id is drained for only if an item of its tag holds it as a RESERVED order
+     * ({@link PendingStream#holds}: one HEXISTS per item of the tag), so an id with the tag of the hot item, made up
+     * from one of its real ids, costs that look-up and never relay work. The items announced by other pods are read
+     * again ({@link ActiveItems#refresh}) at most every {@link #REFRESH_AT_MOST_EVERY}, however many ids are asked
+     * for.
+     *
+     * @throws UnavailableException when a round did not finish within {@code wait}
+     */
+    Set<String> drainFor(String id, Duration wait) {
+        OptionalInt tag = OrderIds.itemTagOf(id);
+        if (tag.isEmpty()) {
+            return Set.of();
+        }
+        Set<String> candidates = items.withTag(tag.getAsInt());
+        if (candidates.isEmpty() && items.refreshIfDue(REFRESH_AT_MOST_EVERY)) {
+            candidates = items.withTag(tag.getAsInt()); // bought through another pod, before this pod's watch read it
+        }
+        candidates = candidates.stream().filter(sku -> stream.holds(sku, id)).collect(Collectors.toSet());
+        if (!candidates.isEmpty()) {
+            drainForReader(candidates, wait);
+        }
+        return Set.copyOf(candidates);
+    }
+
+    /**
+     * Persists every pending order of {@code sku} for a listing of its orders. An item with an empty stream (or none:
+     * an unknown sku) costs one XLEN and no lock.
+     *
+     * @throws UnavailableException when Redis cannot be read, or a relay round did not finish in time
+     */
+    void drain(String sku) {
+        unlessFailing(UNREADABLE, () -> {
+            if (!stream.isEmpty(sku)) {
+                drainForReader(Set.of(sku), READER_WAIT);
+            }
+            return null;
+        });
+    }
+
+    /**
+     * The entries in the streams of every item with work (an item with pending orders never leaves them), one XLEN
+     * each, after reading the items other pods announced (at most every {@link #REFRESH_AT_MOST_EVERY}). An entry
+     * persisted but not yet removed counts too: never too few.
+     */
+    long pendingOrders() {
+        return unlessFailing("Recent orders cannot be counted now; try again.", () -> {
+            items.refreshIfDue(REFRESH_AT_MOST_EVERY);
+            long pending = 0;
+            for (String sku : items.all()) {
+                pending += stream.length(sku);
+            }
+            return pending;
+        });
+    }
+
+    private void drainForReader(Set<String> skus, Duration wait) {
+        long asked = System.nanoTime();
+        relay.drainForReaders(skus, wait, sku -> {
+            Long drained = drainedForReaders.get(sku);
+            boolean due = drained == null || drained - asked < 0;
+            if (due) {
+                readerDrains.increment();
+            }
+            return due;
+        }, drainedForReaders::put);
+    }
+}
