@@ -105,7 +105,7 @@ public class CartPurchases {
                 if (decision.seq() >= 0) {
                     availability.observed(line.sku(), decision.available(), decision.seq());
                 }
-                if (decision.reply() != PurchaseReply.OK) {
+                if (!decision.tookUnits()) {
                     throw refusals.of(command, decision, now).forLine(line.sku());
                 }
                 reserved.add(new Carts.Line(line.sku(), line.quantity(), orderId, decision.entryId(),

@@ -67,6 +67,16 @@ public class HotStock {
         static Decision of(PurchaseReply reply) {
             return new Decision(reply, null, null, null, null, 0, null, -1, -1);
         }
+
+        /** Units were taken: an order was left to persist, and its item's rounds must look at it. */
+        boolean tookUnits() {
+            return reply == PurchaseReply.OK;
+        }
+
+        /** The item's hot stock is missing or of another generation: warm it, then ask again. */
+        boolean needsWarming() {
+            return reply == PurchaseReply.COLD || reply == PurchaseReply.STALE;
+        }
     }
 
     /**
@@ -97,7 +107,7 @@ public class HotStock {
         boolean mayHaveTaken = true;
         try {
             Decision decision = call.get();
-            mayHaveTaken = decision.reply() == PurchaseReply.OK;
+            mayHaveTaken = decision.tookUnits();
             return decision;
         } catch (FlashstockException e) {
             mayHaveTaken = e.code() != ProblemCode.ITEM_NOT_FOUND;
@@ -134,11 +144,11 @@ public class HotStock {
                         });
                     }
                     Decision decision = parse(reply, orderId, createdAt);
-                    if (decision.reply() == PurchaseReply.COLD || decision.reply() == PurchaseReply.STALE) {
+                    if (decision.needsWarming()) {
                         return Workers.call(() -> touching(command.sku(),
                                 () -> warmedIfNeeded(command, orderId, createdAt, expiresAt, null, decision)));
                     }
-                    if (decision.reply() == PurchaseReply.OK) {
+                    if (decision.tookUnits()) {
                         items.touch(command.sku());
                     }
                     return Uni.createFrom().item(decision);
@@ -149,12 +159,11 @@ public class HotStock {
     private Decision warmedIfNeeded(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt,
             String cart, Decision first) {
         Decision decision = first;
-        for (int attempt = 0; attempt < 2 && (decision.reply() == PurchaseReply.COLD
-                || decision.reply() == PurchaseReply.STALE); attempt++) {
+        for (int attempt = 0; attempt < 2 && decision.needsWarming(); attempt++) {
             prepare(command.sku());
             decision = decide(command, orderId, createdAt, expiresAt, cart);
         }
-        if (decision.reply() == PurchaseReply.COLD || decision.reply() == PurchaseReply.STALE) {
+        if (decision.needsWarming()) {
             throw coldAnswer();
         }
         return decision;

@@ -135,7 +135,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
                     if (decision.reply() == PurchaseReply.REPLAY) { // reads MySQL
                         return Workers.call(() -> decided(command, decision, now));
                     }
-                    if (decision.reply() == PurchaseReply.OK && writeThrough) {
+                    if (decision.tookUnits() && writeThrough) {
                         observed(command, decision);
                         return writeThroughOrders.store(command, pendingOrder(command, decision, now));
                     }
@@ -149,7 +149,7 @@ public class RedisLuaStrategy implements DeductionStrategy {
         if (decision.reply() == PurchaseReply.REPLAY) {
             return replay(command, decision);
         }
-        if (decision.reply() != PurchaseReply.OK) {
+        if (!decision.tookUnits()) {
             throw refusals.of(command, decision, now);
         }
         PendingOrder order = pendingOrder(command, decision, now);
