@@ -11,7 +11,6 @@ import io.flashstock.deduction.CartOutcome;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.Replays;
 import io.flashstock.deduction.lua.HotStock.Decision;
-import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.error.UnavailableException;
@@ -141,20 +140,25 @@ public class CartPurchases {
             reserved.forEach(line -> relay.wake(line.sku()));
             return new CartOutcome(committed.view(), false);
         }
-        Outcome outcome;
+        PendingOrderWriter.CartWrite written;
         try {
-            outcome = carts.persist(committed);
+            written = carts.persist(committed);
         } catch (RuntimeException e) {
             // COMMITTED in Redis: a relay persists it once claim-after has passed; a retry with the same
             // Idempotency-Key gets it.
             throw FlashstockException.outcomeUnknown(e);
         }
-        return switch (outcome) {
+        return switch (written.outcome()) {
             case INSERTED, PRESENT -> new CartOutcome(committed.view(), false);
             case DUPLICATE_KEY -> QuarkusTransaction.requiringNew().call(() -> Replays.cartReplayOrNull(cart));
-            case SOLD_OUT -> throw FlashstockException.soldOut(reserved.get(0).sku(), reserved.get(0).quantity())
-                    .forLine(reserved.get(0).sku());
+            case SOLD_OUT -> throw shortLine(reserved, written.shortSku());
         };
+    }
+
+    /** The 409 of a cart MySQL refused: the line it was short of (the first, when not known). */
+    private static FlashstockException shortLine(List<Carts.Line> lines, String shortSku) {
+        Carts.Line line = lines.stream().filter(l -> l.sku().equals(shortSku)).findFirst().orElse(lines.get(0));
+        return FlashstockException.soldOut(line.sku(), line.quantity()).forLine(line.sku());
     }
 
     /**

@@ -177,12 +177,13 @@ public class Carts {
 
     /**
      * Persists a COMMITTED cart: the purchase and all its lines in one MySQL transaction (or found there already),
-     * then every line's entry leaves its item's stream. A cart MySQL refuses (its Idempotency-Key taken by another
-     * purchase, which Redis had forgotten; or units MySQL has not, Redis having had stale stock) gives every line
-     * back. Throws when MySQL cannot be reached: the entries stay, and the next relay round tries again. Once the cart
+     * then every line's entry leaves its item's stream. A cart MySQL refuses is ABORTED and its lines taken back: its
+     * Idempotency-Key taken by another purchase, which Redis had forgotten, gives every line's units back; units MySQL
+     * has not (Redis had stale, too high stock) leave Redis's stock for the line MySQL was short of, as a refused
+     * order's do, and come back for the others. Throws when MySQL cannot be reached: the entries stay, and the next relay round tries again. Once the cart
      * is stored, a failure to remove its entries from Redis is left to the relays: the answer is the stored cart.
      */
-    public Outcome persist(Committed cart) {
+    public PendingOrderWriter.CartWrite persist(Committed cart) {
         Purchase purchase = new Purchase();
         purchase.id = cart.purchaseId();
         purchase.userId = cart.userId();
@@ -212,12 +213,18 @@ public class Carts {
                 LOG.warnf("Cart %s was refused by MySQL (%s); its %d line(s) are given back", cart.purchaseId(),
                         written.outcome(), orders.size());
                 refused(cart); // first: a relay meeting a line of an ABORTED cart gives it back, if this pod cannot
-                giveBack(cart.lines());
-                return written.outcome();
+                for (Line line : cart.lines()) { // a line MySQL was short of: its units leave Redis, as an order's do
+                    if (line.sku().equals(written.shortSku())) {
+                        stream.dropLine(line.sku(), line.orderId(), line.entryId());
+                    } else {
+                        stream.undoLine(line.sku(), line.orderId(), line.entryId());
+                    }
+                }
+                return written;
             }
         }
         settled(cart);
-        return written.outcome();
+        return written;
     }
 
     /**

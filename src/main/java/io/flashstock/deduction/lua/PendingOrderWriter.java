@@ -102,8 +102,15 @@ public class PendingOrderWriter {
         return new Persisted(outcomes, version);
     }
 
-    /** What became of a cart ({@link Carts}), and each item's MySQL version right after the insert (if any). */
-    public record CartWrite(Outcome outcome, Map<String, Long> versions) {
+    /**
+     * What became of a cart ({@link Carts}), and each item's MySQL version right after the insert (if any);
+     * {@code shortSku}: the line's item MySQL had too few units for (SOLD_OUT; null when not known).
+     */
+    public record CartWrite(Outcome outcome, Map<String, Long> versions, String shortSku) {
+
+        CartWrite(Outcome outcome, Map<String, Long> versions) {
+            this(outcome, versions, null);
+        }
     }
 
     /**
@@ -119,6 +126,8 @@ public class PendingOrderWriter {
         CartWrite written;
         try {
             written = retry.inNewTransactions(() -> insertCart(purchase, lines));
+        } catch (LineShort e) {
+            written = new CartWrite(Outcome.SOLD_OUT, Map.of(), e.sku);
         } catch (RuntimeException e) {
             if (!DbErrors.isSoldOut(e) && !(e instanceof ItemGone)) {
                 throw e;
@@ -139,6 +148,16 @@ public class PendingOrderWriter {
         }
     }
 
+    /** MySQL has too few units for a line's item: the cart cannot be stored. Thrown inside its transaction. */
+    private static final class LineShort extends RuntimeException {
+        private final String sku;
+
+        LineShort(String sku) {
+            super("line short of units", null, false, false);
+            this.sku = sku;
+        }
+    }
+
     /** Whether the purchase is in MySQL. */
     public boolean purchaseStored(String purchaseId) {
         return QuarkusTransaction.requiringNew().call(() -> Purchase.count("id", purchaseId) > 0);
@@ -156,7 +175,15 @@ public class PendingOrderWriter {
         Map<String, Long> versions = new HashMap<>();
         List<PurchaseOrder> orders = new ArrayList<>(lines.size());
         for (PendingOrder line : lines) {
-            long version = Item.reserveUnitsForVersion(line.sku(), line.quantity(), now);
+            long version;
+            try {
+                version = Item.reserveUnitsForVersion(line.sku(), line.quantity(), now);
+            } catch (RuntimeException e) {
+                if (DbErrors.isSoldOut(e)) {
+                    throw new LineShort(line.sku()); // rolls back the lines reserved before it
+                }
+                throw e;
+            }
             if (version == 0) {
                 throw new ItemGone(); // rolls back the lines reserved before it
             }

@@ -227,6 +227,14 @@ public class PendingStream {
     }
 
     /**
+     * Takes back a line of a cart MySQL refused for want of its item's units ({@link Carts#persist}), whoever holds its
+     * entry: its units leave Redis's stock, as a refused single order's do ({@link #undo}).
+     */
+    public Undo dropLine(String sku, String orderId, String entryId) {
+        return undo(sku, orderId, null, null, entryId, false, "");
+    }
+
+    /**
      * The caller gave up on a purchase it does not know the outcome of (Redis timed out): a tombstone keeps the
      * purchase from running if it is still queued, and if it ran, it is taken back unless a relay holds its entry.
      */

@@ -121,7 +121,7 @@ class CartPersistenceTest {
         assertTrue(redis.key().ttl(record) >= Carts.COMMITTED_RECORD_TTL.toSeconds() - 60,
                 "a COMMITTED record lives " + redis.key().ttl(record) + " s, its key " + keyTtl + " s");
 
-        assertEquals(Outcome.INSERTED, carts.persist(cart));
+        assertEquals(Outcome.INSERTED, carts.persist(cart).outcome());
         assertTrue(redis.key().ttl(record) <= keyTtl, "stored: back to the key's TTL");
         assertEquals(1, Db.count("SELECT COUNT(*) FROM purchase WHERE id = ?", purchaseId));
     }
@@ -142,7 +142,7 @@ class CartPersistenceTest {
         // The item's stream key holds a string: every stream command on it fails, as on a failing Redis.
         redis.value(String.class).set(RedisKeys.orders(sku), "not a stream");
         try {
-            assertEquals(Outcome.INSERTED, carts.persist(cart));
+            assertEquals(Outcome.INSERTED, carts.persist(cart).outcome());
         } finally {
             redis.key().del(RedisKeys.orders(sku));
         }
@@ -199,7 +199,7 @@ class CartPersistenceTest {
         assertEquals(Carts.State.COMMITTED, carts.commit(cart));
         assertEquals(1, Db.update("UPDATE item SET available = 0, stock = 0 WHERE sku = ?", sku));
 
-        assertEquals(Outcome.SOLD_OUT, carts.persist(cart));
+        assertEquals(Outcome.SOLD_OUT, carts.persist(cart).outcome());
         assertEquals(null, carts.committed(user, purchaseId), "answered as COMMITTED no more");
         assertEquals("ABORTED", redis.hash(String.class).hget(RedisKeys.cart(user, purchaseId), "state"));
         assertEquals(null, redis.value(String.class).get(RedisKeys.cartIdempotency(user, key)), "the key released");
