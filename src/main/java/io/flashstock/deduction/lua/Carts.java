@@ -101,7 +101,8 @@ public class Carts {
      * request died before giving it back: {@code cart-decide-within}, then {@code claim-after} idle, twice over for
      * the relay rounds). Not the Idempotency-Key's 24 h: every refused cart would leave its record that long, and a
      * caller could grow Redis with carts of made-up skus. A line met later finds no record and is given back unless
-     * MySQL has its purchase, which an ABORTED cart's never is.
+     * MySQL has its purchase, which an ABORTED cart's never is. A key-less cart's record, once the cart is stored, lives
+     * as long: nothing replays it, and only a line left in a stream may still look for it.
      */
     private final long abortedTtlSeconds;
 
@@ -241,10 +242,15 @@ public class Carts {
         }
     }
 
-    /** The cart is decided for good in MySQL: its record lives as long as its Idempotency-Key again. */
+    /**
+     * The cart is decided for good in MySQL: its record lives as long as its Idempotency-Key again, or, for a key-less
+     * cart, only while a line of it may still wait in a stream. Before, every key-less cart left its record for the
+     * key's 24 h, so Redis grew with a day's carts.
+     */
     private void settled(Committed cart) {
+        long ttl = cart.idempotencyKey() == null ? abortedTtlSeconds : keyTtlSeconds;
         try {
-            redis.key().expire(RedisKeys.cart(cart.userId(), cart.purchaseId()), keyTtlSeconds);
+            redis.key().expire(RedisKeys.cart(cart.userId(), cart.purchaseId()), ttl);
         } catch (RuntimeException e) {
             LOG.debugf("Record of cart %s keeps its long TTL: %s", cart.purchaseId(), e.toString());
         }

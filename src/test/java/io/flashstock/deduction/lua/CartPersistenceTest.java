@@ -179,6 +179,34 @@ class CartPersistenceTest {
     }
 
     /**
+     * A key-less cart, once stored, keeps its decision record only while a line of it may still wait in a stream, as a
+     * refused cart does: nothing replays it. A keyed one keeps it as long as its Idempotency-Key. Before, every
+     * key-less cart left its record for the key's 24 h, so Redis grew with a day's carts.
+     */
+    @Test
+    void aStoredKeyLessCartLeavesItsRecordForSecondsNotADay() {
+        String sku = newSku("cart-stored");
+        createItem(sku, 5, 0);
+        String user = "stored-" + UUID.randomUUID().toString().substring(0, 8);
+        String keyless = given().contentType(ContentType.JSON)
+                .body("{\"userId\":\"" + user + "\",\"lines\":[{\"sku\":\"" + sku + "\",\"quantity\":1}]}")
+                .post("/purchases").then().statusCode(201).extract().path("purchaseId");
+        String keyed = given().contentType(ContentType.JSON).header("Idempotency-Key", "stored-key")
+                .body("{\"userId\":\"" + user + "\",\"lines\":[{\"sku\":\"" + sku + "\",\"quantity\":1}]}")
+                .post("/purchases").then().statusCode(201).extract().path("purchaseId");
+        given().get("/purchases/" + keyless).then().statusCode(200); // drains the item: both carts stored
+        given().get("/purchases/" + keyed).then().statusCode(200);
+
+        long abortedTtl = config.lua().cartDecideWithin().plus(config.lua().claimAfter().multipliedBy(2)).toSeconds();
+        assertTrue(config.lua().idempotencyTtl().toSeconds() > abortedTtl, "the test tells the two lifetimes apart");
+        long keylessTtl = redis.key().ttl(RedisKeys.cart(user, keyless));
+        assertTrue(keylessTtl > 0 && keylessTtl <= abortedTtl, "key-less: " + keylessTtl + " s, at most " + abortedTtl);
+        long keyedTtl = redis.key().ttl(RedisKeys.cart(user, keyed));
+        assertTrue(keyedTtl > abortedTtl && keyedTtl <= config.lua().idempotencyTtl().toSeconds(),
+                "keyed: " + keyedTtl + " s, the key's TTL");
+    }
+
+    /**
      * A COMMITTED cart that MySQL refuses (Redis had more units than MySQL, as after a failover): its lines are given
      * back, and it is ABORTED with its Idempotency-Key released, as a refused single purchase is. Before, the record
      * stayed COMMITTED for a day: a write-behind retry with the key got a 201 replay of orders MySQL did not have, and
