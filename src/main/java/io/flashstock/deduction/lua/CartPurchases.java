@@ -89,7 +89,7 @@ public class CartPurchases {
         }
         refuseKnownSoldOut(cart, purchaseId);
         Instant now = Timestamps.now();
-        List<Carts.Line> reserved = new ArrayList<>(cart.lines().size());
+        List<CartLine> reserved = new ArrayList<>(cart.lines().size());
         Instant expires = null;
         try {
             for (CartCommand.Line line : cart.lines()) {
@@ -107,7 +107,7 @@ public class CartPurchases {
                 if (!decision.tookUnits()) {
                     throw refusals.of(command, decision, now).forLine(line.sku());
                 }
-                reserved.add(new Carts.Line(line.sku(), line.quantity(), orderId, decision.entryId(),
+                reserved.add(new CartLine(line.sku(), line.quantity(), orderId, decision.entryId(),
                         decision.epoch()));
                 if (reserved.size() == 1) {
                     checkpoints.passed(Checkpoints.Step.CART_FIRST_LINE);
@@ -118,7 +118,7 @@ public class CartPurchases {
             carts.abandon(cart.userId(), purchaseId, cart.idempotencyKey(), reserved);
             throw e;
         }
-        Carts.Committed committed = new Carts.Committed(purchaseId, cart.userId(), cart.idempotencyKey(),
+        CommittedCart committed = new CommittedCart(purchaseId, cart.userId(), cart.idempotencyKey(),
                 cart.fingerprint(), now, expires, reserved);
         Carts.State state;
         try {
@@ -156,8 +156,8 @@ public class CartPurchases {
     }
 
     /** The 409 of a cart MySQL refused: the line it was short of (the first, when not known). */
-    private static FlashstockException shortLine(List<Carts.Line> lines, String shortSku) {
-        Carts.Line line = lines.stream().filter(l -> l.sku().equals(shortSku)).findFirst().orElse(lines.get(0));
+    private static FlashstockException shortLine(List<CartLine> lines, String shortSku) {
+        CartLine line = lines.stream().filter(l -> l.sku().equals(shortSku)).findFirst().orElse(lines.get(0));
         return FlashstockException.soldOut(line.sku(), line.quantity()).forLine(line.sku());
     }
 
@@ -185,7 +185,7 @@ public class CartPurchases {
         if (stored != null) {
             return new CartOutcome(stored, true);
         }
-        Carts.Committed committed = writeThrough ? null
+        CommittedCart committed = writeThrough ? null
                 : UnavailableException.unlessFailing(NOT_LOOKED_UP, () -> carts.committed(cart.userId(), purchaseId));
         if (committed != null) {
             return new CartOutcome(committed.view(), true);

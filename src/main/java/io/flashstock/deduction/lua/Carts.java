@@ -10,10 +10,7 @@ import java.util.stream.Collectors;
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.CartCommand;
 import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
-import io.flashstock.order.OrderStatus;
-import io.flashstock.order.OrderView;
 import io.flashstock.order.Purchase;
-import io.flashstock.order.PurchaseView;
 import io.flashstock.redis.RedisKeys;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.vertx.mutiny.redis.client.Response;
@@ -47,36 +44,6 @@ public class Carts {
     /** A decision record's state; {@code MISSING}: there is none (it expired, or Redis lost it). */
     public enum State {
         PENDING, COMMITTED, ABORTED, MISSING
-    }
-
-    /** A line that holds its units in Redis: the order id and the stream entry of its purchase. */
-    public record Line(String sku, int quantity, String orderId, String entryId, String epoch) {
-
-        String encode() {
-            return sku + ' ' + quantity + ' ' + orderId + ' ' + entryId + ' ' + epoch;
-        }
-
-        static Line decode(String text) {
-            String[] parts = text.split(" ", 5);
-            return new Line(parts[0], Integer.parseInt(parts[1]), parts[2], parts[3],
-                    parts.length > 4 ? parts[4] : "");
-        }
-    }
-
-    /** A COMMITTED cart as its decision record holds it. */
-    public record Committed(String purchaseId, String userId, String idempotencyKey, String fingerprint,
-            Instant createdAt, Instant expiresAt, List<Line> lines) {
-
-        public PurchaseView view() {
-            return PurchaseView.of(purchaseId, lines.stream().map(line -> new OrderView(line.orderId(), line.sku(),
-                    userId, line.quantity(), OrderStatus.RESERVED, createdAt, expiresAt, purchaseId)).toList());
-        }
-
-        /** The lines as pending orders, for MySQL and for settling their entries. */
-        List<PendingOrder> orders() {
-            return lines.stream().map(line -> new PendingOrder(line.entryId(), line.orderId(), line.sku(), userId,
-                    line.quantity(), null, null, createdAt, expiresAt, "", line.epoch(), purchaseId)).toList();
-        }
     }
 
     /** What opening a cart found: {@code OK}, {@code REPLAY} of {@code purchaseId}, or {@code KEY_REUSED}. */
@@ -131,10 +98,10 @@ public class Carts {
     }
 
     /** Decides COMMITTED with every line, unless the cart was decided before (a relay aborted it past its deadline). */
-    public State commit(Committed cart) {
+    public State commit(CommittedCart cart) {
         return decide(cart.userId(), cart.purchaseId(), cart.idempotencyKey(), List.of("COMMITTED", cart.purchaseId(),
                 Long.toString(cart.createdAt().getEpochSecond()), Long.toString(cart.expiresAt().getEpochSecond()),
-                orEmpty(cart.fingerprint()), cart.lines().stream().map(Line::encode).collect(Collectors.joining(",")),
+                orEmpty(cart.fingerprint()), cart.lines().stream().map(CartLine::encode).collect(Collectors.joining(",")),
                 Long.toString(committedTtlSeconds)));
     }
 
@@ -143,7 +110,7 @@ public class Carts {
      * given back. When Redis cannot be reached for this, the cart stays PENDING and a relay aborts it past its
      * deadline, giving back every line it finds.
      */
-    public void abandon(String userId, String purchaseId, String idempotencyKey, List<Line> reserved) {
+    public void abandon(String userId, String purchaseId, String idempotencyKey, List<CartLine> reserved) {
         try {
             State state = decide(userId, purchaseId, idempotencyKey, List.of("ABORTED", purchaseId,
                     Long.toString(abortedTtlSeconds)));
@@ -158,20 +125,20 @@ public class Carts {
     }
 
     /** Gives back lines of an ABORTED cart; each once, whoever else gives them back too. */
-    public void giveBack(List<Line> lines) {
-        for (Line line : lines) {
+    public void giveBack(List<CartLine> lines) {
+        for (CartLine line : lines) {
             stream.undoLine(line.sku(), line.orderId(), line.entryId());
         }
     }
 
     /** The cart's record when it is COMMITTED, else {@code null}. */
-    public Committed committed(String userId, String purchaseId) {
+    public CommittedCart committed(String userId, String purchaseId) {
         Map<String, String> fields = redis.hash(String.class).hgetall(RedisKeys.cart(userId, purchaseId));
         if (!"COMMITTED".equals(fields.get("state"))) {
             return null;
         }
-        List<Line> lines = Arrays.stream(fields.get("lines").split(",")).map(Line::decode).toList();
-        return new Committed(purchaseId, userId, emptyToNull(fields.get("key")), emptyToNull(fields.get("fp")),
+        List<CartLine> lines = Arrays.stream(fields.get("lines").split(",")).map(CartLine::decode).toList();
+        return new CommittedCart(purchaseId, userId, emptyToNull(fields.get("key")), emptyToNull(fields.get("fp")),
                 Instant.ofEpochSecond(Long.parseLong(fields.get("created"))),
                 Instant.ofEpochSecond(Long.parseLong(fields.get("expires"))), lines);
     }
@@ -184,7 +151,7 @@ public class Carts {
      * order's do, and come back for the others. Throws when MySQL cannot be reached: the entries stay, and the next relay round tries again. Once the cart
      * is stored, a failure to remove its entries from Redis is left to the relays: the answer is the stored cart.
      */
-    public PendingOrderWriter.CartWrite persist(Committed cart) {
+    public PendingOrderWriter.CartWrite persist(CommittedCart cart) {
         Purchase purchase = new Purchase();
         purchase.id = cart.purchaseId();
         purchase.userId = cart.userId();
@@ -214,7 +181,7 @@ public class Carts {
                 LOG.warnf("Cart %s was refused by MySQL (%s); its %d line(s) are given back", cart.purchaseId(),
                         written.outcome(), orders.size());
                 refused(cart); // first: a relay meeting a line of an ABORTED cart gives it back, if this pod cannot
-                for (Line line : cart.lines()) { // a line MySQL was short of: its units leave Redis, as an order's do
+                for (CartLine line : cart.lines()) { // a line MySQL was short of: its units leave Redis, as an order's do
                     if (line.sku().equals(written.shortSku())) {
                         stream.dropLine(line.sku(), line.orderId(), line.entryId());
                     } else {
@@ -232,7 +199,7 @@ public class Carts {
      * MySQL refused the COMMITTED cart: ABORTED after all, its Idempotency-Key released, so that no replay answers 201
      * with orders MySQL does not have and a retry runs anew. Its lines are given back after this.
      */
-    private void refused(Committed cart) {
+    private void refused(CommittedCart cart) {
         try {
             decide(cart.userId(), cart.purchaseId(), cart.idempotencyKey(), List.of("REFUSED", cart.purchaseId(),
                     Long.toString(abortedTtlSeconds)));
@@ -247,7 +214,7 @@ public class Carts {
      * cart, only while a line of it may still wait in a stream. Before, every key-less cart left its record for the
      * key's 24 h, so Redis grew with a day's carts.
      */
-    private void settled(Committed cart) {
+    private void settled(CommittedCart cart) {
         long ttl = cart.idempotencyKey() == null ? abortedTtlSeconds : keyTtlSeconds;
         try {
             redis.key().expire(RedisKeys.cart(cart.userId(), cart.purchaseId()), ttl);
@@ -268,7 +235,7 @@ public class Carts {
                 return false;
             }
             case COMMITTED -> {
-                Committed cart = committed(line.userId(), line.cart());
+                CommittedCart cart = committed(line.userId(), line.cart());
                 if (cart != null) {
                     persist(cart);
                     return true;

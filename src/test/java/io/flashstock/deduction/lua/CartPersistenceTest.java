@@ -114,8 +114,8 @@ class CartPersistenceTest {
                 purchaseId).reply());
         long keyTtl = redis.key().ttl(record);
         Instant created = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-        Carts.Committed cart = new Carts.Committed(purchaseId, "recorder", null, null, created,
-                created.plusSeconds(600), List.of(new Carts.Line(sku, 1, UUID.randomUUID().toString(), "1-0", "e")));
+        CommittedCart cart = new CommittedCart(purchaseId, "recorder", null, null, created,
+                created.plusSeconds(600), List.of(new CartLine(sku, 1, UUID.randomUUID().toString(), "1-0", "e")));
 
         assertEquals(Carts.State.COMMITTED, carts.commit(cart));
         assertTrue(redis.key().ttl(record) >= Carts.COMMITTED_RECORD_TTL.toSeconds() - 60,
@@ -137,8 +137,8 @@ class CartPersistenceTest {
         createItem(sku, 5, 0);
         String purchaseId = UUID.randomUUID().toString();
         Instant created = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-        Carts.Committed cart = new Carts.Committed(purchaseId, "settler", null, null, created,
-                created.plusSeconds(600), List.of(new Carts.Line(sku, 1, UUID.randomUUID().toString(), "1-0", "e")));
+        CommittedCart cart = new CommittedCart(purchaseId, "settler", null, null, created,
+                created.plusSeconds(600), List.of(new CartLine(sku, 1, UUID.randomUUID().toString(), "1-0", "e")));
         // The item's stream key holds a string: every stream command on it fails, as on a failing Redis.
         redis.value(String.class).set(RedisKeys.orders(sku), "not a stream");
         try {
@@ -222,8 +222,8 @@ class CartPersistenceTest {
         assertEquals("OK", carts.open(new CartCommand(user, List.of(new CartCommand.Line(sku, 1)), key, "fp"),
                 purchaseId).reply());
         Instant created = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-        Carts.Committed cart = new Carts.Committed(purchaseId, user, key, "fp", created, created.plusSeconds(600),
-                List.of(new Carts.Line(sku, 1, UUID.randomUUID().toString(), "1-0", "e")));
+        CommittedCart cart = new CommittedCart(purchaseId, user, key, "fp", created, created.plusSeconds(600),
+                List.of(new CartLine(sku, 1, UUID.randomUUID().toString(), "1-0", "e")));
         assertEquals(Carts.State.COMMITTED, carts.commit(cart));
         assertEquals(1, Db.update("UPDATE item SET available = 0, stock = 0 WHERE sku = ?", sku));
 
