@@ -13,7 +13,7 @@ import io.flashstock.error.UnavailableException;
 import io.flashstock.order.OrderIds;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 
 /**
  * Readers of write-behind's recent orders: a look-up right after its 201, a listing of an item's orders, the count of
@@ -23,9 +23,10 @@ import jakarta.enterprise.context.ApplicationScoped;
  * <p>Readers share drains: an item whose drain started after the reader asked and decided every entry it found has in
  * MySQL every order acknowledged before the reader asked, and is skipped. Readers queued together (any buyer may send
  * a listing) then cost one drain, not one each while every item's relay rounds wait behind them. Counted by
- * {@code flashstock.relay.reader-drains}.
+ * {@code flashstock.relay.reader-drains}: a {@code @Singleton}, so that it is created (and its counter registered)
+ * with the stock mirror that injects it, which the hot-stock watch uses from its first round, not at the first read.
  */
-@ApplicationScoped
+@Singleton
 public class RecentOrders {
 
     /** Most often a look-up of a recent id reads the items other pods announced. */
