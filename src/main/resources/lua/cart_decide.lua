@@ -15,6 +15,8 @@
 --                 may still wait in a stream for a relay. A refused cart (a made-up sku, a sold-out line) then leaves
 --                 nothing for the Idempotency-Key's 24 h; a line met after that finds no record, and is given back
 --                 unless MySQL has its purchase, as an ABORTED one is.
+-- REFUSED also: ARGV[4] the sku of the line MySQL had too few units for ('' when none or not known), kept as the
+--                 record's 'short': whoever takes that line back drops its units (undo_purchase.lua DROP)
 -- Returns {state after the call}: 'COMMITTED' | 'ABORTED' | 'PENDING' (not due yet) | 'MISSING' (no record)
 local state = redis.call('HMGET', KEYS[1], 'state', 'deadline')
 if not state[1] then
@@ -37,6 +39,9 @@ if ARGV[1] == 'COMMITTED' then
   return {'COMMITTED'}
 end
 redis.call('HSET', KEYS[1], 'state', 'ABORTED')
+if ARGV[1] == 'REFUSED' and ARGV[4] and ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[1], 'short', ARGV[4])
+end
 local ttl = redis.call('TTL', KEYS[1])
 if ttl < 0 or ttl > tonumber(ARGV[3]) then
   redis.call('EXPIRE', KEYS[1], ARGV[3])

@@ -180,13 +180,12 @@ public class Carts {
             default -> {
                 LOG.warnf("Cart %s was refused by MySQL (%s); its %d line(s) are given back", cart.purchaseId(),
                         written.outcome(), orders.size());
-                refused(cart); // first: a relay meeting a line of an ABORTED cart gives it back, if this pod cannot
-                for (CartLine line : cart.lines()) { // a line MySQL was short of: its units leave Redis, as an order's do
-                    if (line.sku().equals(written.shortSku())) {
-                        stream.dropLine(line.sku(), line.orderId(), line.entryId());
-                    } else {
-                        stream.undoLine(line.sku(), line.orderId(), line.entryId());
-                    }
+                // First: a relay meeting a line of the ABORTED cart takes it back, if this writer cannot, and drops
+                // the short line as this one would (the record names it).
+                refused(cart, written.shortSku());
+                checkpoints.passed(Checkpoints.Step.CART_REFUSED);
+                for (CartLine line : cart.lines()) {
+                    takeBack(line.sku(), line.orderId(), line.entryId(), written.shortSku());
                 }
                 return written;
             }
@@ -199,10 +198,10 @@ public class Carts {
      * MySQL refused the COMMITTED cart: ABORTED after all, its Idempotency-Key released, so that no replay answers 201
      * with orders MySQL does not have and a retry runs anew. Its lines are given back after this.
      */
-    private void refused(CommittedCart cart) {
+    private void refused(CommittedCart cart, String shortSku) {
         try {
             decide(cart.userId(), cart.purchaseId(), cart.idempotencyKey(), List.of("REFUSED", cart.purchaseId(),
-                    Long.toString(abortedTtlSeconds)));
+                    Long.toString(abortedTtlSeconds), orEmpty(shortSku)));
         } catch (RuntimeException e) {
             LOG.warnf("Refused cart %s is still recorded as COMMITTED (until its record expires): %s",
                     cart.purchaseId(), e.toString());
@@ -242,7 +241,8 @@ public class Carts {
                 }
                 return false;
             }
-            case ABORTED -> stream.undoLine(line.sku(), line.orderId(), line.entryId());
+            case ABORTED -> takeBack(line.sku(), line.orderId(), line.entryId(), redis.hash(String.class)
+                    .hget(RedisKeys.cart(line.userId(), line.cart()), "short"));
             case MISSING -> {
                 if (writer.purchaseStored(line.cart())) {
                     stream.settle(line.sku(), List.of(line.entryId()), List.of(), 0);
@@ -254,6 +254,19 @@ public class Carts {
             }
         }
         return true;
+    }
+
+    /**
+     * Takes back a line of an ABORTED cart, once, whoever else does too: the line of the item MySQL was short of
+     * ({@code shortSku}, when MySQL refused the cart for want of its units) leaves Redis's stock, as a refused order's
+     * units do; any other comes back as available.
+     */
+    private void takeBack(String sku, String orderId, String entryId, String shortSku) {
+        if (sku.equals(shortSku)) {
+            stream.dropLine(sku, orderId, entryId);
+        } else {
+            stream.undoLine(sku, orderId, entryId);
+        }
     }
 
     /**

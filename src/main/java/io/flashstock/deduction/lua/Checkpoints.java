@@ -21,6 +21,8 @@ public interface Checkpoints {
         CART_ABORTED,
         /** A cart is decided COMMITTED; it is not in MySQL yet. */
         CART_COMMITTED,
+        /** MySQL refused a COMMITTED cart, now ABORTED (REFUSED); its lines are not taken back yet. */
+        CART_REFUSED,
         /** A relay's batch is committed in MySQL; its stream entries are not removed yet. */
         RELAY_COMMITTED
     }

@@ -158,7 +158,7 @@ abstract class CartCrashes {
 
     // ---- helpers ----------------------------------------------------------------------------------------------------
 
-    private static Response cart(String userId, String key, String... skus) {
+    static Response cart(String userId, String key, String... skus) {
         StringBuilder body = new StringBuilder("{\"userId\":\"" + userId + "\",\"lines\":[");
         for (int i = 0; i < skus.length; i++) {
             body.append(i == 0 ? "" : ",").append("{\"sku\":\"").append(skus[i]).append("\",\"quantity\":1}");
@@ -182,7 +182,7 @@ abstract class CartCrashes {
     }
 
     /** Waits, within {@link #BOUND}, for MySQL's and Redis's counters to be these. */
-    private void awaitCounters(String sku, int stock, int available, int reserved, int sold) {
+    void awaitCounters(String sku, int stock, int available, int reserved, int sold) {
         long deadline = System.nanoTime() + BOUND.toNanos();
         while (System.nanoTime() < deadline) {
             try {
@@ -200,7 +200,7 @@ abstract class CartCrashes {
                 "Redis's available units of " + sku);
     }
 
-    private void assertNothingPending(String... skus) {
+    void assertNothingPending(String... skus) {
         for (String sku : skus) {
             long deadline = System.nanoTime() + BOUND.toNanos();
             while (redis.stream(String.class).xlen(RedisKeys.orders(sku)) > 0 && System.nanoTime() < deadline) {
