@@ -68,8 +68,8 @@ public class Carts {
      * request died before giving it back: {@code cart-decide-within}, then {@code claim-after} idle, twice over for
      * the relay rounds). Not the Idempotency-Key's 24 h: every refused cart would leave its record that long, and a
      * caller could grow Redis with carts of made-up skus. A line met later finds no record and is given back unless
-     * MySQL has its purchase, which an ABORTED cart's never is. A key-less cart's record, once the cart is stored, lives
-     * as long: nothing replays it, and only a line left in a stream may still look for it.
+     * MySQL has its purchase, which an ABORTED cart's never is. A key-less cart's record, once the cart is stored,
+     * lives as long: nothing replays it, and only a line left in a stream may still look for it.
      */
     private final long abortedTtlSeconds;
 
@@ -101,7 +101,8 @@ public class Carts {
     public State commit(CommittedCart cart) {
         return decide(cart.userId(), cart.purchaseId(), cart.idempotencyKey(), List.of("COMMITTED", cart.purchaseId(),
                 Long.toString(cart.createdAt().getEpochSecond()), Long.toString(cart.expiresAt().getEpochSecond()),
-                orEmpty(cart.fingerprint()), cart.lines().stream().map(CartLine::encode).collect(Collectors.joining(",")),
+                orEmpty(cart.fingerprint()),
+                cart.lines().stream().map(CartLine::encode).collect(Collectors.joining(",")),
                 Long.toString(committedTtlSeconds)));
     }
 
@@ -148,8 +149,9 @@ public class Carts {
      * then every line's entry leaves its item's stream. A cart MySQL refuses is ABORTED and its lines taken back: its
      * Idempotency-Key taken by another purchase, which Redis had forgotten, gives every line's units back; units MySQL
      * has not (Redis had stale, too high stock) leave Redis's stock for the line MySQL was short of, as a refused
-     * order's do, and come back for the others. Throws when MySQL cannot be reached: the entries stay, and the next relay round tries again. Once the cart
-     * is stored, a failure to remove its entries from Redis is left to the relays: the answer is the stored cart.
+     * order's do, and come back for the others. Throws when MySQL cannot be reached: the entries stay, and the next
+     * relay round tries again. Once the cart is stored, a failure to remove its entries from Redis is left to the
+     * relays: the answer is the stored cart.
      */
     public PendingOrderWriter.CartWrite persist(CommittedCart cart) {
         Purchase purchase = new Purchase();
@@ -178,8 +180,9 @@ public class Carts {
                 }
             }
             default -> {
-                LOG.warnf("Cart %s was refused by MySQL (%s); its %d line(s) are given back", cart.purchaseId(),
-                        written.outcome(), orders.size());
+                LOG.warnf("Cart %s was refused by MySQL (%s); its %d line(s) are taken back%s", cart.purchaseId(),
+                        written.outcome(), orders.size(), written.shortSku() == null ? ""
+                                : ", the units of " + written.shortSku() + " out of the hot stock");
                 // First: a relay meeting a line of the ABORTED cart takes it back, if this writer cannot, and drops
                 // the short line as this one would (the record names it).
                 refused(cart, written.shortSku());
