@@ -119,6 +119,12 @@ public class FlashstockException extends RuntimeException {
                 + ", not the one in If-Match; nothing was changed. Read it again and decide anew.");
     }
 
+    /** A read of an item's availability whose If-Match names another state than the one it would answer. */
+    public static FlashstockException availabilityChanged(String sku) {
+        return new FlashstockException(ProblemCode.VERSION_MISMATCH, "The availability of item '" + sku
+                + "' is no longer the one in If-Match. Read it again without the header.");
+    }
+
     /** A stock set to {@code stock}, below the {@code committed} units of RESERVED and CONFIRMED orders. */
     public static FlashstockException stockBelowCommitted(String sku, int stock, long committed) {
         return new FlashstockException(ProblemCode.STOCK_BELOW_COMMITTED, "Item '" + sku + "' cannot have a stock of "

@@ -5,6 +5,7 @@ import java.net.URI;
 import io.flashstock.access.Caller;
 import io.flashstock.access.Roles;
 import io.flashstock.config.FlashstockConfig;
+import io.flashstock.error.FlashstockException;
 import io.flashstock.web.InputRules;
 import io.flashstock.web.PageLinks;
 import jakarta.annotation.security.RolesAllowed;
@@ -158,7 +159,9 @@ public class ItemResource {
 
     /**
      * What a buyer's page polls: available units and the sale's state, from memory or the hot stock (never a MySQL
-     * query per request). {@code ETag} and {@code Cache-Control: max-age}; {@code If-None-Match} → 304.
+     * query per request). {@code ETag} and {@code Cache-Control: max-age}; {@code If-None-Match} → 304; an
+     * {@code If-Match} that names another state → 412 {@code version-mismatch}, a problem like every refusal (Quarkus
+     * REST's precondition answer has no body).
      */
     @GET
     @Path("/{sku}/availability")
@@ -171,8 +174,12 @@ public class ItemResource {
         CacheControl cache = new CacheControl();
         cache.setMaxAge(maxAgeSeconds);
         cache.setNoTransform(false);
-        Response.ResponseBuilder unchanged = request.evaluatePreconditions(tag);
-        return (unchanged != null ? unchanged : Response.ok(view)).tag(tag).cacheControl(cache).build();
+        Response.ResponseBuilder conditional = request.evaluatePreconditions(tag);
+        Response answer = (conditional != null ? conditional : Response.ok(view)).tag(tag).cacheControl(cache).build();
+        if (answer.getStatus() == Response.Status.PRECONDITION_FAILED.getStatusCode()) {
+            throw FlashstockException.availabilityChanged(sku);
+        }
+        return answer;
     }
 
     /**

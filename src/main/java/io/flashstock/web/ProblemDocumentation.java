@@ -87,7 +87,7 @@ public class ProblemDocumentation implements OASFilter {
             Map.entry("GET /orders", List.of(INVALID_REQUEST)),
             Map.entry("GET /items/{sku}/movements", List.of(INVALID_REQUEST, ITEM_NOT_FOUND)),
             Map.entry("GET /items/{sku}", List.of(INVALID_REQUEST, ITEM_NOT_FOUND)),
-            Map.entry("GET /items/{sku}/availability", List.of(INVALID_REQUEST, ITEM_NOT_FOUND)),
+            Map.entry("GET /items/{sku}/availability", List.of(INVALID_REQUEST, ITEM_NOT_FOUND, VERSION_MISMATCH)),
             Map.entry("GET /items/{sku}/report", List.of(INVALID_REQUEST, ITEM_NOT_FOUND)),
             Map.entry("PUT /items/{sku}/sale",
                     List.of(INVALID_REQUEST, ITEM_NOT_FOUND, VERSION_MISMATCH, PAYLOAD_TOO_LARGE,

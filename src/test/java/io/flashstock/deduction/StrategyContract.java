@@ -350,6 +350,9 @@ public abstract class StrategyContract extends LedgerContract {
         String etag = first.header("ETag");
         assertTrue(etag != null && !etag.isBlank(), "an ETag");
         given().header("If-None-Match", etag).get("/items/" + sku + "/availability").then().statusCode(304);
+        given().header("If-Match", etag).get("/items/" + sku + "/availability").then().statusCode(200);
+        given().header("If-Match", "\"1-ended\"").get("/items/" + sku + "/availability").then().statusCode(412)
+                .contentType("application/problem+json").body("type", endsWith("version-mismatch"));
 
         String kept = buy(sku, "avail-1", 1);
         // Every acknowledged purchase counts at once, in every strategy and mode (write-behind included).
