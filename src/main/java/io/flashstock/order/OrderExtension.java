@@ -16,14 +16,20 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * Extends reservations ({@link OrderService#extend}, which checks the request and the owner first): the expiry moves
- * to now + seconds if that is later, capped at the order's creation + {@code reservation-max-ttl}; it is never
- * shortened, so repeating the call (after a lost answer, say) changes nothing more. One conditional update on a
- * RESERVED row: the expiry job, which claims due rows with {@code FOR UPDATE SKIP LOCKED}, either expired the order
- * first (409 {@code order-not-reserved}) or finds it no longer due. A commit whose answer was lost is looked up before
- * answering ({@link LostCommit}), as for confirm and cancel.
+ * to now + seconds, rounded up to a whole {@link #STEP_SECONDS} seconds, if that is later, capped at the order's
+ * creation + {@code reservation-max-ttl}; it is never shortened, so repeating the call (after a lost answer, say)
+ * changes nothing more. The rounding bounds what repeats can write: an order's expiry moves at most once a step
+ * however often it is extended, so a caller who extends every second adds a ledger row and an {@code order.extended}
+ * event a step, not a second. One conditional update on a RESERVED row: the expiry job, which claims due rows with
+ * {@code FOR UPDATE SKIP LOCKED}, either expired the order first (409 {@code order-not-reserved}) or finds it no
+ * longer due. A commit whose answer was lost is looked up before answering ({@link LostCommit}), as for confirm and
+ * cancel.
  */
 @ApplicationScoped
 public class OrderExtension {
+
+    /** The expiry an extension sets is a whole number of these (since the epoch), rounded up. */
+    static final long STEP_SECONDS = 30;
 
     private final ConflictRetry retry;
     private final Duration maxTtl;
@@ -39,7 +45,7 @@ public class OrderExtension {
             PurchaseOrder order = OrderService.find(orderId);
             Instant now = Timestamps.now();
             Instant latest = order.createdAt.plus(maxTtl);
-            Instant asked = now.plusSeconds(seconds);
+            Instant asked = roundedUp(now.plusSeconds(seconds));
             Instant until = asked.isAfter(latest) ? latest : asked;
             if (order.purchaseId != null) {
                 return extendLines(order, until, now, commit, actor);
@@ -58,6 +64,11 @@ public class OrderExtension {
             }
             return OrderView.of(order);
         });
+    }
+
+    private static Instant roundedUp(Instant at) {
+        long steps = (at.getEpochSecond() + (at.getNano() > 0 ? 1 : 0) + STEP_SECONDS - 1) / STEP_SECONDS;
+        return Instant.ofEpochSecond(steps * STEP_SECONDS);
     }
 
     /**

@@ -984,6 +984,13 @@ public abstract class StrategyContract extends LedgerContract {
         Instant expiresAt = Instant.parse(Json.text(extended.body(), "expiresAt"));
         Instant createdAt = Instant.parse(Json.text(extended.body(), "createdAt"));
         assertTrue(expiresAt.isAfter(Instant.now().plusSeconds(50)), "about a minute from now: " + expiresAt);
+        for (int i = 0; i < 4; i++) { // repeats within a step record nothing more (at most one step passes meanwhile)
+            expiresAt = Instant.parse(Json.text(call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":60}",
+                    PAYMENT).body(), "expiresAt"));
+        }
+        assertEquals(List.of(0L, 0), List.of(expiresAt.getEpochSecond() % 30, expiresAt.getNano()), expiresAt.toString());
+        long moves = Db.count("SELECT COUNT(*) FROM movement WHERE order_id = ? AND kind = 'extend'", orderId);
+        assertTrue(moves == 1 || moves == 2, "five extensions in a moment moved the expiry " + moves + " times");
         Reply shorter = call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":5}", PAYMENT);
         assertEquals(expiresAt, Instant.parse(Json.text(shorter.body(), "expiresAt")),
                 "never shortened");
