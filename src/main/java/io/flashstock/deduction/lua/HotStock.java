@@ -99,9 +99,11 @@ public class HotStock {
 
     /**
      * Runs a script call of the item, then records the item as active ({@link ActiveItems#touch}) so that every pod's
-     * rounds look at it when the call may have left an order to persist: it took units, or it failed (its script may
-     * have run). A refusal leaves nothing to persist and makes no item active: refused purchases of every item of a
-     * catalog cost each pod's rounds nothing afterwards, and a made-up sku leaves nothing behind.
+     * rounds look at it when the call may have left an order to persist: it took units, or its outcome is unknown (it
+     * failed, its script may have run, and voiding it could not tell). A refusal leaves nothing to persist and makes no
+     * item active: refused purchases of every item of a catalog cost each pod's rounds nothing afterwards. Neither does
+     * a failure known to have changed nothing (a warm-up MySQL could not answer, a call voided before it ran or taken
+     * back), so a made-up sku leaves nothing behind while MySQL or Redis falters either.
      */
     private Decision touching(String sku, Supplier<Decision> call) {
         boolean mayHaveTaken = true;
@@ -110,7 +112,7 @@ public class HotStock {
             mayHaveTaken = decision.tookUnits();
             return decision;
         } catch (FlashstockException e) {
-            mayHaveTaken = e.code() != ProblemCode.ITEM_NOT_FOUND;
+            mayHaveTaken = e.code() == ProblemCode.OUTCOME_UNKNOWN;
             throw e;
         } finally {
             if (mayHaveTaken) {
@@ -137,11 +139,10 @@ public class HotStock {
                         return Uni.createFrom().failure(new UnavailableException(
                                 "The hot stock did not answer in time; nothing was changed, try again.", failure));
                     }
-                    if (failure != null) {
-                        items.touch(command.sku()); // the script may have run: its item's rounds must look
-                        return Workers.<Decision>call(() -> {
+                    if (failure != null) { // the script may have run: voided, and its item made active unless known
+                        return Workers.call(() -> touching(command.sku(), () -> {
                             throw abandoned(command, orderId, Causes.unchecked(failure));
-                        });
+                        }));
                     }
                     Decision decision = parse(reply, orderId, createdAt);
                     if (decision.needsWarming()) {

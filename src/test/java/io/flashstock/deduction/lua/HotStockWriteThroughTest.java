@@ -5,17 +5,22 @@ import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.sql.Connection;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import io.agroal.api.AgroalDataSource;
 import io.flashstock.deduction.PurchaseCommand;
 import io.flashstock.deduction.lua.HotStock;
 import io.flashstock.deduction.lua.PendingStream;
+import io.flashstock.error.FlashstockException;
+import io.flashstock.error.ProblemCode;
 import io.flashstock.order.OrderIds;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.support.KeyFilter;
@@ -48,6 +53,12 @@ class HotStockWriteThroughTest extends HotStockResilience {
 
     @Inject
     LuaHotStockAudit audit;
+
+    @Inject
+    ActiveItems items;
+
+    @Inject
+    AgroalDataSource dataSource;
 
     @Override
     boolean everyAcknowledgedOrderSurvivesDataLoss() {
@@ -84,6 +95,32 @@ class HotStockWriteThroughTest extends HotStockResilience {
         assertEquals(0, Db.count("SELECT COUNT(*) FROM purchase WHERE user_id = ?", "short"), "nothing stored");
         assertEquals(0, redis.stream(String.class).xlen(RedisKeys.orders(first)));
         assertEquals(0, redis.stream(String.class).xlen(RedisKeys.orders(second)));
+    }
+
+    /**
+     * A purchase of a made-up sku while MySQL cannot answer (every pooled connection taken) is 503 and makes no item
+     * active: it took nothing. Before, every failure but item-not-found made its sku active, and each pod's relay,
+     * reconcile and retire rounds looked at every such made-up sku for {@code active-for}.
+     */
+    @Test
+    void aMadeUpSkuBoughtWhileMySqlCannotAnswerMakesNoItemActive() throws Exception {
+        String madeUp = newSku("made-up-busy");
+        Instant now = Instant.now();
+        PurchaseCommand command = new PurchaseCommand(madeUp, "busy", 1, null, null);
+        List<Connection> taken = new ArrayList<>();
+        try {
+            while (taken.size() < dataSource.getConfiguration().connectionPoolConfiguration().maxSize()) {
+                taken.add(dataSource.getConnection());
+            }
+            FlashstockException refused = assertThrows(FlashstockException.class,
+                    () -> hotStock.purchase(command, OrderIds.next(madeUp), now, now.plusSeconds(60)));
+            assertEquals(ProblemCode.UNAVAILABLE, refused.code(), refused.getMessage());
+        } finally {
+            for (Connection connection : taken) {
+                connection.close();
+            }
+        }
+        assertFalse(items.all().contains(madeUp), "a made-up sku among the items with work");
     }
 
     @Test
