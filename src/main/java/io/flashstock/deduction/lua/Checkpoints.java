@@ -24,7 +24,9 @@ public interface Checkpoints {
         /** MySQL refused a COMMITTED cart, now ABORTED (REFUSED); its lines are not taken back yet. */
         CART_REFUSED,
         /** A relay's batch is committed in MySQL; its stream entries are not removed yet. */
-        RELAY_COMMITTED
+        RELAY_COMMITTED,
+        /** MySQL refused a write-through order for want of units; its purchase is not taken back yet. */
+        WRITE_THROUGH_REFUSED
     }
 
     /** The saga got past {@code step}. */

@@ -41,11 +41,13 @@ class WriteThrough {
     private final PendingStream stream;
     private final PodIdentity pod;
     private final IdempotencyKeys keys;
+    private final Checkpoints checkpoints;
     private final AsyncCombiner<PendingOrder, Written> batches;
 
     WriteThrough(PendingOrderWriter writer, PendingStream stream, PodIdentity pod, IdempotencyKeys keys,
-            FlashstockConfig config, MeterRegistry registry, Vertx vertx) {
+            Checkpoints checkpoints, FlashstockConfig config, MeterRegistry registry, Vertx vertx) {
         this.writer = writer;
+        this.checkpoints = checkpoints;
         this.stream = stream;
         this.pod = pod;
         this.keys = keys;
@@ -99,7 +101,13 @@ class WriteThrough {
                 keys.rememberOwner(order);
                 return QuarkusTransaction.requiringNew().call(() -> Replays.replayOrNull(command));
             default: // SOLD_OUT: MySQL has not the units; Redis was too high
-                takenBack(order, false);
+                checkpoints.passed(Checkpoints.Step.WRITE_THROUGH_REFUSED);
+                if (takenBack(order, false) != PendingStream.Undo.UNDONE) {
+                    // A relay took the entry over meanwhile (a drain before a rebuild, or after claim-after) and may
+                    // have stored it, once MySQL had the units: a 409 would deny an order that exists.
+                    throw FlashstockException.outcomeUnknown(new IllegalStateException(
+                            "order " + order.orderId() + " refused by MySQL, then taken over by a relay"));
+                }
                 throw FlashstockException.soldOut(command.sku(), command.quantity());
         }
     }

@@ -13,6 +13,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import io.agroal.api.AgroalDataSource;
@@ -25,6 +27,8 @@ import io.flashstock.order.OrderIds;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.support.KeyFilter;
 import io.flashstock.testsupport.Db;
+import io.flashstock.testsupport.Http;
+import io.flashstock.testsupport.Http.Reply;
 import io.flashstock.testsupport.OwnRedisResource;
 import io.flashstock.testsupport.Pause;
 import io.quarkus.test.common.WithTestResource;
@@ -53,6 +57,12 @@ class HotStockWriteThroughTest extends HotStockResilience {
 
     @Inject
     LuaHotStockAudit audit;
+
+    @Inject
+    OrderRelay relay;
+
+    @Inject
+    Crashes crashes;
 
     @Inject
     ActiveItems items;
@@ -95,6 +105,38 @@ class HotStockWriteThroughTest extends HotStockResilience {
         assertEquals(0, Db.count("SELECT COUNT(*) FROM purchase WHERE user_id = ?", "short"), "nothing stored");
         assertEquals(0, redis.stream(String.class).xlen(RedisKeys.orders(first)));
         assertEquals(0, redis.stream(String.class).xlen(RedisKeys.orders(second)));
+    }
+
+    /**
+     * MySQL refuses a write-through order for want of units, and before the request takes it back a relay takes its
+     * entry over (a drain before a rebuild does, at once) and stores it, MySQL now having the units: the answer is 503
+     * {@code outcome-unknown}, never a 409 that denies an order MySQL has. Before, it was 409 whatever the take-back
+     * found.
+     */
+    @Test
+    void aRefusedOrderThatARelayStoredMeanwhileIsNotAnsweredSoldOut() throws Exception {
+        String sku = newSku("wt-refused");
+        createItem(sku, 5, 0);
+        io.flashstock.testsupport.Api.given().get("/items/" + sku + "/availability").then().statusCode(200);
+        assertEquals(1, Db.update("UPDATE item SET available = 0, stock = 0 WHERE sku = ?", sku));
+        crashes.holdAt(Checkpoints.Step.WRITE_THROUGH_REFUSED);
+        CompletableFuture<Reply> answer;
+        try {
+            answer = CompletableFuture.supplyAsync(() -> Http.send(
+                    Http.post("/items/" + sku + "/purchases", "{\"userId\":\"refused\",\"quantity\":1}").build()));
+            assertTrue(crashes.awaitHeld(10_000), "MySQL refused the order");
+            assertEquals(1, Db.update("UPDATE item SET available = 5, stock = 5 WHERE sku = ?", sku));
+            relay.drain(sku);
+            assertEquals(1, Db.orderCount(sku), "the relay stored the order");
+        } finally {
+            crashes.release();
+        }
+        Reply reply = answer.get(20, TimeUnit.SECONDS);
+        assertEquals(503, reply.status(), reply.body());
+        assertTrue(reply.body().contains("outcome-unknown"), reply.body());
+        assertEquals(1, Db.orderCount(sku));
+        assertEquals(Map.of("stock", "5", "available", "4", "reserved", "1", "sold", "0"), hot(sku));
+        assertEquals(0, redis.stream(String.class).xlen(RedisKeys.orders(sku)));
     }
 
     /**
