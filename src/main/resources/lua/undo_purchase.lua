@@ -15,8 +15,9 @@
 --         it and is never taken back here; '' (a line of an ABORTED cart, which nobody persists): whoever holds it
 -- ARGV[6] the units-back channel (see transition.lua)
 -- Returns 1 when undone; 2 when the purchase never ran (a tombstone stopped it, or it left no trace); 0 when its
--- entry is gone (persisted, or undone before); -1 when another consumer holds the entry (it is being persisted); -2
--- (the caller gave up) when a repeat of the request with its Idempotency-Key was answered with the order already.
+-- entry is gone (persisted, or undone before; or its held record came from MySQL, which has the order); -1 when
+-- another consumer holds the entry (it is being persisted); -2 (the caller gave up) when a repeat of the request with
+-- its Idempotency-Key was answered with the order already.
 local held = redis.call('HGET', KEYS[3], ARGV[1])
 local entry = ARGV[2]
 if entry == '' then
@@ -26,7 +27,9 @@ if entry == '' then
   end
   entry = string.match(held, '^%S+ %d+ (%S+)$')
   if not entry then
-    return 2
+    -- A record without its entry ('user qty') was written from MySQL (a rebuild, or a settle from another epoch):
+    -- the order is there, so the purchase ran and stands.
+    return 0
   end
   -- A repeat of the request was answered 201 with this order meanwhile (purchase.lua marks its key): the order
   -- stands, and is left to the relays.

@@ -189,6 +189,30 @@ class HotStockWriteThroughTest extends HotStockResilience {
     }
 
     /**
+     * A purchase given up on (its call timed out) whose order a relay stored, and whose item was then rebuilt from
+     * MySQL: its held record came from MySQL, without a stream entry. Giving up finds the order there, not a purchase
+     * that never ran: the caller's answer is outcome-unknown, not "nothing was changed", which a retry without a key
+     * would have turned into a second order.
+     */
+    @Test
+    void aPurchaseGivenUpOnAfterItsItemWasRebuiltWithItsOrderHasHadItsEffect() {
+        String sku = newSku("void-rebuilt");
+        createItem(sku, 10, 0);
+        Instant now = Instant.now();
+        String ran = OrderIds.next(sku);
+        PurchaseCommand command = new PurchaseCommand(sku, "rebuilt", 2, null, null);
+        assertEquals(PurchaseReply.OK, hotStock.purchase(command, ran, now, now.plusSeconds(60)).reply());
+        relay.drain(sku);
+        assertEquals(1, Db.orderCount(sku), "the relay stored the order");
+        redis.key().del(RedisKeys.stock(sku));
+        hotStock.prepare(sku);
+        assertEquals("rebuilt 2", redis.hash(String.class).hget(RedisKeys.held(sku), ran), "a record from MySQL");
+
+        assertEquals(PendingStream.Undo.GONE, stream.abandon(sku, ran, null, null, pod.id()));
+        assertEquals(Map.of("stock", "10", "available", "8", "reserved", "2", "sold", "0"), hot(sku), "it stands");
+    }
+
+    /**
      * An entry one consumer of the stream holds is never taken back by another: the request that took it at purchase
      * time (write-through) or a relay that took it over persists it. Before the consumer group, an undo could delete
      * an entry a relay had just committed, returning units that MySQL had sold.
