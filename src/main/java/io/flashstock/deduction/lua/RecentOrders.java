@@ -33,12 +33,21 @@ public class RecentOrders {
     static final Duration REFRESH_AT_MOST_EVERY = Duration.ofMillis(100);
     /** Longest a reader waits for a relay round under way before answering 503 (retry). */
     private static final Duration READER_WAIT = Duration.ofSeconds(2);
+    /**
+     * How long a shared drain is remembered: twice the longest a reader waits. An older one started before every
+     * reader still waiting asked, and makes them drain as no memory would; forgetting it keeps the memory to the items
+     * drained in the last seconds, not every item ever read while it had pending orders.
+     */
+    static final long FORGET_DRAINS_AFTER_NANOS = 2 * READER_WAIT.toNanos();
     private static final String UNREADABLE = "Recent orders cannot be read now; try again.";
 
     private final OrderRelay relay;
     private final ActiveItems items;
     private final PendingStream stream;
-    /** sku → when its last drain for readers that ended whole started (System.nanoTime); real items only. */
+    /**
+     * sku → when its last drain for readers that ended whole started (System.nanoTime): real items only, drained
+     * within {@link #FORGET_DRAINS_AFTER_NANOS}.
+     */
     private final Map<String, Long> drainedForReaders = new ConcurrentHashMap<>();
     private final Counter readerDrains;
 
@@ -130,6 +139,17 @@ public class RecentOrders {
                 readerDrains.increment();
             }
             return due;
-        }, drainedForReaders::put);
+        }, this::remember);
+    }
+
+    /** A drain that started at {@code started} ended whole: remembered, and the drains too old to matter forgotten. */
+    void remember(String sku, long started) {
+        drainedForReaders.put(sku, started);
+        drainedForReaders.values().removeIf(drained -> started - drained > FORGET_DRAINS_AFTER_NANOS);
+    }
+
+    /** The items whose last shared drain is remembered. */
+    Set<String> rememberedDrains() {
+        return Set.copyOf(drainedForReaders.keySet());
     }
 }

@@ -8,6 +8,7 @@ import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -245,6 +246,27 @@ class HotStockWriteBehindTest extends HotStockResilience {
         }
         assertTrue(drains >= 1 && drains <= 2, "20 readers queued together drained the item " + drains + " times");
         // (1 when every reader queued before the release; a reader that came after the first drain began drains again)
+    }
+
+    /**
+     * The memory of shared drains holds the items drained in the last seconds. A drain older than twice a reader's
+     * longest wait started before every waiting reader asked, so it answers them as no memory would, and it is forgotten
+     * when a later drain is remembered. Before, the memory kept every item ever read while it had pending orders,
+     * until the pod restarted.
+     */
+    @Test
+    void aSharedDrainIsForgottenOnceNoReaderCanStillWaitForIt() {
+        String first = newSku("forget-a");
+        String second = newSku("forget-b");
+        String third = newSku("forget-c");
+        long start = System.nanoTime();
+        recent.remember(first, start);
+        recent.remember(second, start + RecentOrders.FORGET_DRAINS_AFTER_NANOS);
+        assertTrue(recent.rememberedDrains().containsAll(Set.of(first, second)), "within a reader's wait of each other");
+        recent.remember(third, start + RecentOrders.FORGET_DRAINS_AFTER_NANOS + 1);
+        Set<String> remembered = recent.rememberedDrains();
+        assertFalse(remembered.contains(first), "a drain no reader can still wait for: " + remembered);
+        assertTrue(remembered.containsAll(Set.of(second, third)), remembered.toString());
     }
 
     @Test
