@@ -6,13 +6,20 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 import io.flashstock.error.UnavailableException;
 import io.flashstock.order.OrderIds;
+import io.flashstock.support.Causes;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.inject.Singleton;
 
 /**
@@ -40,6 +47,7 @@ public class RecentOrders {
      */
     static final long FORGET_DRAINS_AFTER_NANOS = 2 * READER_WAIT.toNanos();
     private static final String UNREADABLE = "Recent orders cannot be read now; try again.";
+    private static final String UNCOUNTABLE = "Recent orders cannot be counted now; try again.";
 
     private final OrderRelay relay;
     private final ActiveItems items;
@@ -50,6 +58,14 @@ public class RecentOrders {
      */
     private final Map<String, Long> drainedForReaders = new ConcurrentHashMap<>();
     private final Counter readerDrains;
+    /** Guards {@link #lastCount} and {@link #nextCount}. */
+    private final Object counts = new Object();
+    /** The pending count started last (running, or done). */
+    private CompletableFuture<Long> lastCount = CompletableFuture.completedFuture(0L);
+    /** The count that starts when {@link #lastCount} ends, for the readers that asked since it started; or null. */
+    private CompletableFuture<Long> nextCount;
+    /** How many pending counts ran. */
+    private final AtomicLong countsRun = new AtomicLong();
 
     RecentOrders(OrderRelay relay, ActiveItems items, PendingStream stream, MeterRegistry registry) {
         this.relay = relay;
@@ -118,16 +134,72 @@ public class RecentOrders {
      * The entries in the streams of every item with work (an item with pending orders never leaves them), one XLEN
      * each, after reading the items other pods announced (at most every {@link #REFRESH_AT_MOST_EVERY}). An entry
      * persisted but not yet removed counts too: never too few.
+     *
+     * <p>Readers share counts: each gets the first count that starts after it asked, so at most one count runs and one
+     * waits, however many listings arrive (any buyer may send one, and a count costs a command per item with work).
+     *
+     * @throws UnavailableException when Redis cannot be read, or no count ended within the reader's wait
      */
     long pendingOrders() {
-        return unlessFailing("Recent orders cannot be counted now; try again.", () -> {
-            items.refreshIfDue(REFRESH_AT_MOST_EVERY);
-            long pending = 0;
-            for (String sku : items.all()) {
-                pending += stream.length(sku);
+        CompletableFuture<Long> mine;
+        CompletableFuture<Long> after = null;
+        synchronized (counts) {
+            if (nextCount == null) {
+                nextCount = new CompletableFuture<>();
+                after = lastCount;
             }
-            return pending;
+            mine = nextCount;
+        }
+        if (after != null) { // this reader queued the next count: it starts when the last one ends
+            after.whenComplete((done, failed) -> startCount(mine));
+        }
+        return unlessFailing(UNCOUNTABLE, () -> {
+            try {
+                return mine.get(READER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                throw Causes.unchecked(e.getCause());
+            } catch (TimeoutException e) {
+                throw new UnavailableException(UNCOUNTABLE, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new UnavailableException(UNCOUNTABLE, e);
+            }
         });
+    }
+
+    /** Starts {@code next} on a worker (where none can be had, here): readers who ask from now on wait for another. */
+    private void startCount(CompletableFuture<Long> next) {
+        Runnable count = () -> {
+            synchronized (counts) {
+                lastCount = next;
+                nextCount = null;
+            }
+            try {
+                next.complete(countPending());
+            } catch (RuntimeException e) {
+                next.completeExceptionally(e);
+            }
+        };
+        try {
+            Infrastructure.getDefaultWorkerPool().execute(count);
+        } catch (RuntimeException rejected) {
+            count.run();
+        }
+    }
+
+    /** How many pending counts ran since the start. */
+    long countsRun() {
+        return countsRun.get();
+    }
+
+    private long countPending() {
+        countsRun.incrementAndGet();
+        items.refreshIfDue(REFRESH_AT_MOST_EVERY);
+        long pending = 0;
+        for (String sku : items.all()) {
+            pending += stream.length(sku);
+        }
+        return pending;
     }
 
     private void drainForReader(Set<String> skus, Duration wait) {

@@ -269,6 +269,33 @@ class HotStockWriteBehindTest extends HotStockResilience {
         assertTrue(remembered.containsAll(Set.of(second, third)), remembered.toString());
     }
 
+    /**
+     * Listings without a sku share their count of the orders not yet in MySQL: each gets the first count that starts
+     * after it asked. Here the listings arrive while Redis is frozen, so the count under way cannot end: one more count
+     * answers them all. Before, each listing counted for itself, a command per item with work, and any buyer's
+     * listings multiplied Redis's work by the items on sale.
+     */
+    @Test
+    void listingsWaitingTogetherShareOneCountOfPendingOrders() throws Exception {
+        String sku = newSku("counted");
+        createItem(sku, 5, 0);
+        buy(sku, "counted", 1); // an item with work
+        long before = recent.countsRun();
+        CompletableFuture<List<Reply>> listings;
+        OwnRedisResource.server().pause();
+        try {
+            listings = CompletableFuture.supplyAsync(() -> Http.concurrently(30, 30,
+                    i -> Http.get("/orders?limit=1", io.flashstock.testsupport.Tokens.staff())));
+            Thread.sleep(700);
+        } finally {
+            OwnRedisResource.server().resume();
+        }
+        List<Reply> replies = listings.get(20, TimeUnit.SECONDS);
+        long counts = recent.countsRun() - before;
+        assertEquals(Map.of(200, 30L), byStatus(replies), replies.get(0).body());
+        assertTrue(counts >= 1 && counts <= 3, "30 listings waiting together counted " + counts + " times");
+    }
+
     @Test
     void anOrderIsReadableRightAfterItsAcknowledgement() {
         String sku = newSku("read");
