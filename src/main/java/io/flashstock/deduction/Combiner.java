@@ -148,9 +148,9 @@ public final class Combiner<C, R> {
             result = pending.result.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             throw FlashstockException.outcomeUnknown(e);
-        } catch (InterruptedException e) {
+        } catch (InterruptedException e) { // a batch has taken the request: it is decided all the same
             Thread.currentThread().interrupt();
-            throw new UnavailableException("Interrupted while waiting for the purchase; try again.", e);
+            throw FlashstockException.outcomeUnknown(e);
         } catch (ExecutionException e) {
             throw new IllegalStateException(e.getCause());
         }

@@ -205,6 +205,64 @@ class CombinerTest {
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(4), "answered in time");
     }
 
+    /**
+     * A request whose thread is interrupted (a worker pool shutting down) after a batch took it is answered
+     * outcome-unknown, not "nothing was changed": the batch decides it all the same. Before, it was 503 unavailable.
+     */
+    @Test
+    void aRequestInterruptedOnceABatchTookItIsOutcomeUnknown() throws Exception {
+        Combiner<Integer, String> combiner = new Combiner<>(8, Duration.ofSeconds(5), Duration.ofSeconds(30), sizes);
+        CountDownLatch firstRunning = new CountDownLatch(1);
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        CountDownLatch secondRunning = new CountDownLatch(1);
+        CountDownLatch releaseSecond = new CountDownLatch(1);
+        Thread[] runner = new Thread[1];
+        List<Integer> decided = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Function<List<Integer>, List<Result<String>>> batch = requests -> {
+            if (requests.contains(1)) {
+                firstRunning.countDown();
+                await(releaseFirst);
+            } else {
+                runner[0] = Thread.currentThread();
+                secondRunning.countDown();
+                await(releaseSecond);
+            }
+            decided.addAll(requests);
+            return requests.stream().map(r -> Result.of("ok-" + r)).toList();
+        };
+        Future<String> first = pool.submit(() -> combiner.submit("item", 1, batch));
+        assertTrue(firstRunning.await(5, TimeUnit.SECONDS));
+        Object[] answers = new Object[4];
+        List<Thread> waiting = new ArrayList<>();
+        for (int request : List.of(2, 3)) { // both queue behind the first batch, then run as one
+            Thread thread = new Thread(() -> {
+                try {
+                    answers[request] = combiner.submit("item", request, batch);
+                } catch (RuntimeException e) {
+                    answers[request] = e;
+                }
+            });
+            waiting.add(thread);
+            thread.start();
+        }
+        Thread.sleep(200);
+        releaseFirst.countDown();
+        assertEquals("ok-1", first.get(5, TimeUnit.SECONDS));
+        assertTrue(secondRunning.await(5, TimeUnit.SECONDS));
+        Thread interrupted = waiting.get(0) == runner[0] ? waiting.get(1) : waiting.get(0);
+        interrupted.interrupt();
+        interrupted.join(5_000);
+        releaseSecond.countDown();
+        for (Thread thread : waiting) {
+            thread.join(5_000);
+        }
+        int request = waiting.indexOf(interrupted) + 2;
+        assertEquals(List.of(1, 2, 3), decided.stream().sorted().toList(), "the batch decided it");
+        assertTrue(answers[request] instanceof FlashstockException f && f.code() == ProblemCode.OUTCOME_UNKNOWN,
+                String.valueOf(answers[request]));
+        assertEquals("ok-" + (5 - request), answers[5 - request]);
+    }
+
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
