@@ -70,7 +70,10 @@ public class StrategyLease {
     /** When the last renewal that Redis granted was sent ({@link System#nanoTime()}). */
     private volatile long renewedAt;
     private volatile boolean held;
-    /** MySQL family only: serving though Redis did not answer; the hot stock must be dropped once it does. */
+    /**
+     * MySQL family only: serving though Redis did not answer, on the strength of a lease Redis granted before; the hot
+     * stock must be dropped once it does.
+     */
     private volatile boolean unconfirmed;
     /** Whether Redis's last answer was "wait": then a MySQL-family pod does not serve on a Redis failure. */
     private volatile boolean toldToWait;
@@ -248,8 +251,13 @@ public class StrategyLease {
         }
     }
 
+    /**
+     * Redis did not answer. A MySQL-family pod that Redis granted its lease serves on (its strategy needs no Redis to
+     * decide) unless Redis last told it to wait; one that never held it waits: it cannot know that no redis-lua pod
+     * serves, or that none left orders pending.
+     */
     private void redisFailed(RuntimeException e) {
-        if (family == Family.MYSQL && !toldToWait) {
+        if (family == Family.MYSQL && !toldToWait && held) {
             if (!unconfirmed) {
                 LOG.warnf("Redis does not answer for the strategy lease; this pod (%s) serves on, as its strategy "
                         + "needs no Redis to decide: %s", family, e.toString());

@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Map;
 import java.util.Set;
 
+import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.testsupport.OwnRedisResource;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -50,6 +51,9 @@ class StrategyLeaseDbOptimisticTest {
 
     @Inject
     MeterRegistry meters;
+
+    @Inject
+    FlashstockConfig config;
 
     /**
      * A rolling update from redis-lua to db-optimistic: the new pod changes no stock while the old ones serve (reads
@@ -121,6 +125,27 @@ class StrategyLeaseDbOptimisticTest {
         lease.renewOrClaim();
         assertTrue(lease.held());
         assertFalse(dead.present(), "removed on the way");
+    }
+
+    /**
+     * A pod Redis never granted its lease does not serve while Redis does not answer: it cannot know that no redis-lua
+     * pod serves, or that none left orders pending. Before, it served at once, unconfirmed.
+     */
+    @Test
+    void aPodThatNeverHeldItsLeaseWaitsForRedis() {
+        StrategyLease fresh = new StrategyLease(redis, config, meters);
+        OwnRedisResource.server().pause();
+        try {
+            fresh.begin("db-optimistic", StrategyLease.Family.MYSQL);
+            assertFalse(fresh.held(), "served without ever hearing from Redis");
+            assertFalse(fresh.unconfirmed());
+            assertEquals("Redis does not answer for the strategy lease", fresh.waitingFor());
+        } finally {
+            OwnRedisResource.server().resume();
+        }
+        fresh.renewOrClaim();
+        assertTrue(fresh.held(), "granted once Redis answers");
+        fresh.onStop(null);
     }
 
     /** db-optimistic needs no Redis to decide: it serves on, and says its lease is unconfirmed. */
