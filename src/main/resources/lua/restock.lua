@@ -3,11 +3,12 @@
 -- set_stock.lua took before the commit: its marker is set, so nothing is taken twice; the 'taking' mark it left is
 -- cleared here).
 -- KEYS[1] stock hash   KEYS[2] fs:{sku}:event:<eventId> marker (expires after ARGV[3] s)
+-- KEYS[3] the item's lock: held while a pod rebuilds the hash (see transition.lua), and then the item counts as cold
 -- ARGV[1] quantity   ARGV[2] eventId   ARGV[3] marker TTL (s)   ARGV[4] the item's MySQL version after the restock
 -- ARGV[5] the units-back channel (see transition.lua)   ARGV[6] the pod's hot-stock generation (see transition.lua)
 -- Returns the item's new seq (> 0) when applied; 0 when applied before, or when the hash was built from a MySQL snapshot that has it
 -- (its 'wver' is not older); -1 when the item is cold: keep the event, it is applied after warm-up.
-if redis.call('HGET', KEYS[1], 'gen') ~= ARGV[6] then
+if redis.call('HGET', KEYS[1], 'gen') ~= ARGV[6] or redis.call('EXISTS', KEYS[3]) == 1 then
   return -1
 end
 local taking = redis.call('HGET', KEYS[1], 'taking')

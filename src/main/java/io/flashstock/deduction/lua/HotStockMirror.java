@@ -161,25 +161,27 @@ public class HotStockMirror implements StockMirror {
     /**
      * Applies one event to the item's hot stock of this pod's generation. A hash of another generation counts as
      * cold (-1: the event is kept): it is about to be rebuilt from a MySQL snapshot that may predate the event, so a
-     * change written into it would be lost with it.
+     * change written into it would be lost with it. So does a hash whose item's lock is held: a pod is rebuilding it
+     * (a pod that has not taken up a new generation yet still finds the old one in the hash).
      */
     private long applyOne(StockEvent event) {
         String sku = event.sku;
         String generation = Objects.requireNonNullElse(warmer.generation(), "");
         return switch (event.kind) {
-            case RESTOCKED -> scripts.restock.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.event(sku, event.id)),
+            case RESTOCKED -> scripts.restock.run(redis,
+                    List.of(RedisKeys.stock(sku), RedisKeys.event(sku, event.id), RedisKeys.lock(sku)),
                     List.of(Integer.toString(event.quantity), event.id,
                             Long.toString(markerTtlSeconds()),
                             Long.toString(event.itemVersion), RedisKeys.unitsBackChannel(), generation)).toLong();
             case SALE -> {
                 Item item = QuarkusTransaction.requiringNew().call(() -> Item.<Item>findById(sku));
-                yield item == null ? 0 : scripts.sale.run(redis, List.of(RedisKeys.stock(sku)),
+                yield item == null ? 0 : scripts.sale.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.lock(sku)),
                         List.of(SaleFields.millis(item.saleStartsAt), SaleFields.millis(item.saleEndsAt),
                                 SaleFields.flag(item.paused), Long.toString(item.version),
                                 RedisKeys.unitsBackChannel(), generation, SaleFields.flag(item.retired))).toLong();
             }
             case CONFIRMED, RETURNED -> scripts.transition.run(redis,
-                    List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku)),
+                    List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku), RedisKeys.lock(sku)),
                     List.of(event.orderId, event.kind.name(), RedisKeys.unitsBackChannel(), generation)).toLong();
         };
     }
