@@ -3,6 +3,7 @@
 -- row lock and has recorded the change as a RESTOCKED stock event of a negative quantity (ARGV[3] units fewer).
 -- KEYS[1] stock hash   KEYS[2] fs:{sku}:event:<eventId> marker: set when the units are taken, so that restock.lua,
 --         applying the event after the commit, takes nothing again (expires after ARGV[4] s)
+-- KEYS[3] the item's lock, held while a pod rebuilds the hash (see transition.lua): TAKE then counts it as cold
 -- ARGV[1] 'TAKE' | 'UNDO'   ARGV[2] eventId   ARGV[3] units the stock set takes (> 0)   ARGV[4] marker TTL (s)
 -- ARGV[5] the units-back channel (see transition.lua)   ARGV[6] the pod's hot-stock generation (see transition.lua)
 -- TAKE: takes the units from stock and available only if they are available: the check that reserved + sold (Redis's
@@ -10,7 +11,8 @@
 --       atomically with them. Marks the hash 'taking' ("eventId ms", Redis's clock) until the event is applied or
 --       undone: reconcile.lua leaves the item alone meanwhile (MySQL does not show the change before its commit).
 --       Returns the item's new seq (> 0) when taken; -2 when fewer units are available (nothing changed); -1 when
---       the item is cold or of another generation (nothing changed).
+--       the item is cold, of another generation or being rebuilt (nothing changed: units taken from a hash about to
+--       be replaced by an older snapshot would come back with it).
 -- UNDO: the transaction did not commit: gives the units back, once, if they were taken (the marker is there).
 --       Returns the new seq (> 0) when given back; 0 when there was nothing to give back; -1 when cold (the next
 --       warm-up reads MySQL, which never had the change).
@@ -19,6 +21,9 @@ if redis.call('HGET', KEYS[1], 'gen') ~= ARGV[6] then
 end
 local units = tonumber(ARGV[3])
 if ARGV[1] == 'TAKE' then
+  if redis.call('EXISTS', KEYS[3]) == 1 then
+    return -1
+  end
   if tonumber(redis.call('HGET', KEYS[1], 'available')) < units then
     return -2
   end

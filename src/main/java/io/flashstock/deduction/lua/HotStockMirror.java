@@ -81,8 +81,8 @@ public class HotStockMirror implements StockMirror {
     /**
      * Takes the units of a stock set that lowers the stock, in the hot stock of this pod's generation, if they are
      * available there ({@code lua/set_stock.lua} TAKE): Redis's counters run ahead of MySQL's (orders still pending in
-     * the streams), and purchases are decided on them, so this is where the check is made. Cold or of another
-     * generation: nothing taken, the caller answers 503.
+     * the streams), and purchases are decided on them, so this is where the check is made. Cold, of another
+     * generation or being rebuilt (its lock held): nothing taken, the caller answers 503.
      */
     @Override
     public Take take(StockEvent event) {
@@ -109,7 +109,8 @@ public class HotStockMirror implements StockMirror {
     }
 
     private long setStock(String mode, StockEvent event) {
-        return scripts.setStock.run(redis, List.of(RedisKeys.stock(event.sku), RedisKeys.event(event.sku, event.id)),
+        return scripts.setStock.run(redis,
+                List.of(RedisKeys.stock(event.sku), RedisKeys.event(event.sku, event.id), RedisKeys.lock(event.sku)),
                 List.of(mode, event.id, Integer.toString(-event.quantity), Long.toString(markerTtlSeconds()),
                         RedisKeys.unitsBackChannel(), Objects.requireNonNullElse(warmer.generation(), ""))).toLong();
     }

@@ -738,6 +738,29 @@ abstract class HotStockResilience {
         assertEquals(Map.of("stock", "5", "available", "5", "reserved", "0", "sold", "0"), hot(sku));
     }
 
+    /**
+     * A stock set that lowers the stock while a pod rebuilds the item's hash is 503 and changes nothing: units taken
+     * from the hash about to be replaced by an older snapshot would come back with it. Before, the old hash gave them
+     * up and the rebuild restored them: Redis offered units that MySQL no longer had.
+     */
+    @Test
+    void aStockLoweredWhileTheItemIsRebuiltIsRefusedAndChangesNothing() {
+        String sku = newSku("rebuilding-stock");
+        createItem(sku, 5, 0);
+        given().get("/items/" + sku + "/availability").then().statusCode(200); // warm
+        String etag = given().get("/items/" + sku).header("ETag");
+        try (Lease rebuild = locks.acquire(sku, Duration.ofSeconds(30), Duration.ofSeconds(5))) {
+            given().contentType("application/json").header("If-Match", etag).body("{\"stock\":3}")
+                    .put("/items/" + sku + "/stock").then().statusCode(503)
+                    .body("type", org.hamcrest.Matchers.endsWith("unavailable"));
+        }
+        assertEquals(Map.of("stock", "5", "available", "5", "reserved", "0", "sold", "0"), hot(sku));
+        assertCounters(sku, 5, 5, 0, 0);
+        given().contentType("application/json").header("If-Match", etag).body("{\"stock\":3}")
+                .put("/items/" + sku + "/stock").then().statusCode(200);
+        assertEquals(Map.of("stock", "3", "available", "3", "reserved", "0", "sold", "0"), hot(sku));
+    }
+
     Map<String, String> hot(String sku) {
         Map<String, String> fields = new java.util.HashMap<>(
                 redis.hash(String.class).hmget(RedisKeys.stock(sku), "stock", "available", "reserved", "sold"));
