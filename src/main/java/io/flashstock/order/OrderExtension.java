@@ -18,9 +18,10 @@ import jakarta.enterprise.context.ApplicationScoped;
  * Extends reservations ({@link OrderService#extend}, which checks the request and the owner first): the expiry moves
  * to now + seconds, rounded up to a whole {@link #STEP_SECONDS} seconds, if that is later, capped at the order's
  * creation + {@code reservation-max-ttl}; it is never shortened, so repeating the call (after a lost answer, say)
- * changes nothing more. The rounding bounds what repeats can write: an order's expiry moves at most once a step
- * however often it is extended, so a caller who extends every second adds a ledger row and an {@code order.extended}
- * event a step, not a second. One conditional update on a RESERVED row: the expiry job, which claims due rows with
+ * changes nothing more. The rounding bounds what repeats can write: each move is by a whole step, so an order's
+ * expiry moves at most {@code reservation-max-ttl} ÷ 30 s times (240 at 2 h) however often it is extended, and a
+ * caller who repeats an extension every second adds a ledger row and an {@code order.extended} event a step, not a
+ * second. One conditional update on a RESERVED row: the expiry job, which claims due rows with
  * {@code FOR UPDATE SKIP LOCKED}, either expired the order first (409 {@code order-not-reserved}) or finds it no
  * longer due. A commit whose answer was lost is looked up before answering ({@link LostCommit}), as for confirm and
  * cancel.

@@ -988,7 +988,8 @@ public abstract class StrategyContract extends LedgerContract {
             expiresAt = Instant.parse(Json.text(call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":60}",
                     PAYMENT).body(), "expiresAt"));
         }
-        assertEquals(List.of(0L, 0), List.of(expiresAt.getEpochSecond() % 30, expiresAt.getNano()), expiresAt.toString());
+        assertEquals(List.of(0L, 0), List.of(expiresAt.getEpochSecond() % 30, expiresAt.getNano()),
+                expiresAt.toString());
         long moves = Db.count("SELECT COUNT(*) FROM movement WHERE order_id = ? AND kind = 'extend'", orderId);
         assertTrue(moves == 1 || moves == 2, "five extensions in a moment moved the expiry " + moves + " times");
         Reply shorter = call("POST", "/orders/" + orderId + "/extend", "{\"seconds\":5}", PAYMENT);

@@ -21,11 +21,11 @@ import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 /**
- * The items with work ({@code redis-lua}): bought (a purchase took units, or may have: its call failed), changed
- * (a mirrored stock event) or rebuilt lately, or holding pending orders. The relay, the reconcile and the sweeps look
- * at these and only these, so what a pod sends to Redis grows with the items on sale, never with the catalog. Reads,
- * first warm-ups and refused purchases make no item active: every caller may read every item, and a relay round that
- * looked at each of them would hold up the items being bought.
+ * The items with work ({@code redis-lua}): bought (a purchase took units, or may have: its call failed and voiding it
+ * could not tell), changed (a mirrored stock event) or rebuilt lately, or holding pending orders. The relay, the
+ * reconcile and the sweeps look at these and only these, so what a pod sends to Redis grows with the items on sale,
+ * never with the catalog. Reads, first warm-ups and refused purchases make no item active: every caller may read
+ * every item, and a relay round that looked at each of them would hold up the items being bought.
  * <ul>
  * <li>A pod touching an item announces it in the shared sorted set {@link RedisKeys#activeItems()} (at most once per
  * {@link #ANNOUNCE_EVERY} per item), so every pod's relay learns it within a watch round: a crashed pod's pending

@@ -176,7 +176,7 @@ public class RecentOrders {
             }
             try {
                 next.complete(countPending());
-            } catch (RuntimeException e) {
+            } catch (Throwable e) { // completed whatever happens: every later count waits for this one to end
                 next.completeExceptionally(e);
             }
         };

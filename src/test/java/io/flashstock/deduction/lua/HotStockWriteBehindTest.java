@@ -250,8 +250,8 @@ class HotStockWriteBehindTest extends HotStockResilience {
 
     /**
      * The memory of shared drains holds the items drained in the last seconds. A drain older than twice a reader's
-     * longest wait started before every waiting reader asked, so it answers them as no memory would, and it is forgotten
-     * when a later drain is remembered. Before, the memory kept every item ever read while it had pending orders,
+     * longest wait started before every waiting reader asked, so it answers them as no memory would, and it is
+     * forgotten when a later drain is remembered. Before, the memory kept every item ever read while it had pending orders,
      * until the pod restarted.
      */
     @Test
@@ -262,7 +262,8 @@ class HotStockWriteBehindTest extends HotStockResilience {
         long start = System.nanoTime();
         recent.remember(first, start);
         recent.remember(second, start + RecentOrders.FORGET_DRAINS_AFTER_NANOS);
-        assertTrue(recent.rememberedDrains().containsAll(Set.of(first, second)), "within a reader's wait of each other");
+        assertTrue(recent.rememberedDrains().containsAll(Set.of(first, second)),
+                "within a reader's wait of each other");
         recent.remember(third, start + RecentOrders.FORGET_DRAINS_AFTER_NANOS + 1);
         Set<String> remembered = recent.rememberedDrains();
         assertFalse(remembered.contains(first), "a drain no reader can still wait for: " + remembered);
@@ -286,14 +287,14 @@ class HotStockWriteBehindTest extends HotStockResilience {
         try {
             listings = CompletableFuture.supplyAsync(() -> Http.concurrently(30, 30,
                     i -> Http.get("/orders?limit=1", io.flashstock.testsupport.Tokens.staff())));
-            Thread.sleep(700);
+            Thread.sleep(1_000);
         } finally {
             OwnRedisResource.server().resume();
         }
         List<Reply> replies = listings.get(20, TimeUnit.SECONDS);
         long counts = recent.countsRun() - before;
         assertEquals(Map.of(200, 30L), byStatus(replies), replies.get(0).body());
-        assertTrue(counts >= 1 && counts <= 3, "30 listings waiting together counted " + counts + " times");
+        assertTrue(counts >= 1 && counts <= 5, "30 listings waiting together counted " + counts + " times");
     }
 
     @Test
