@@ -58,7 +58,8 @@ public interface EventsConfig {
      * Longest one batch of events waits for the broker's acknowledgements, and longest a send may wait for the
      * topic's metadata (the Kafka producer's {@code delivery.timeout.ms} and {@code max.block.ms}; its
      * {@code request.timeout.ms} is half of it). With Kafka down, a send fails after this, never hangs; the events
-     * stay in the outbox for the next try.
+     * stay in the outbox for the next try. A round holds its MySQL transaction for up to this + 15 s, which must stay
+     * under the pool sessions' {@code wait_timeout} (30 s: so under 15 s here); a pod refuses to start otherwise.
      */
     @WithDefault("10s")
     Duration sendTimeout();

@@ -100,10 +100,44 @@ public class EventPublisher {
         if (!on()) {
             return;
         }
+        refuseARoundLongerThanASession();
         Thread publisher = new Thread(this::loop, "flashstock-event-publisher");
         publisher.setDaemon(true);
         thread = publisher;
         publisher.start();
+    }
+
+    /**
+     * A round holds its transaction open while the broker acknowledges, up to {@code send-timeout}, and then moves the
+     * cursors: {@link #roundTimeout} in all. MySQL closes a session of the pool that is silent for its
+     * {@code wait_timeout} (what frees the rows of a pod lost mid-transaction), so a longer round would lose its work
+     * each time the broker is slow: a configuration this refuses at startup, with what to change.
+     */
+    private void refuseARoundLongerThanASession() {
+        Duration sessionLimit;
+        try {
+            sessionLimit = QuarkusTransaction.requiringNew().call(store::sessionIdleLimit);
+        } catch (RuntimeException e) {
+            LOG.warnf("Could not read MySQL's wait_timeout to check flashstock.events.send-timeout against it: %s",
+                    e.toString());
+            return;
+        }
+        requireRoundWithinSession(settings.sendTimeout(), sessionLimit);
+    }
+
+    /** Refuses a {@code send-timeout} whose rounds could outlast a silent session (package-private for tests). */
+    static void requireRoundWithinSession(Duration sendTimeout, Duration sessionLimit) {
+        if (roundTimeout(sendTimeout).compareTo(sessionLimit) >= 0) {
+            throw new IllegalStateException("flashstock.events.send-timeout (" + sendTimeout + ") is too long: a"
+                    + " publishing round may last send-timeout + 15 s, and MySQL closes a session silent for its"
+                    + " wait_timeout (" + sessionLimit.toSeconds() + " s for the pool's sessions,"
+                    + " application.properties' sessionVariables). Lower send-timeout, or raise that wait_timeout.");
+        }
+    }
+
+    /** The longest a round's transaction lasts: the sends, then the cursors. */
+    private static Duration roundTimeout(Duration sendTimeout) {
+        return sendTimeout.plusSeconds(15);
     }
 
     /** Lets a running round finish (its sends are bounded by {@code send-timeout}). */
@@ -170,7 +204,7 @@ public class EventPublisher {
      * tests, which drive rounds themselves.
      */
     public boolean publishRound() {
-        int timeoutSeconds = (int) settings.sendTimeout().toSeconds() + 15; // the sends, then the cursors
+        int timeoutSeconds = (int) roundTimeout(settings.sendTimeout()).toSeconds();
         return QuarkusTransaction.requiringNew().timeout(timeoutSeconds).call(() -> {
             List<Integer> candidates = new ArrayList<>(store.bucketsWithWork()); // a plain read: no lock yet
             if (candidates.isEmpty()) {

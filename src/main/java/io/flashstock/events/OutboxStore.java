@@ -3,6 +3,7 @@ package io.flashstock.events;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -34,6 +35,20 @@ class OutboxStore {
 
     OutboxStore(EntityManager em) {
         this.em = em;
+    }
+
+    /**
+     * How long MySQL keeps a session of the pool that says nothing ({@code wait_timeout}, set for the pool's sessions
+     * in application.properties): a round waiting for the broker that long loses its buckets' locks and its work.
+     */
+    Duration sessionIdleLimit() {
+        return jdbc(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement("SELECT @@session.wait_timeout");
+                    ResultSet r = statement.executeQuery()) {
+                r.next();
+                return Duration.ofSeconds(r.getLong(1));
+            }
+        });
     }
 
     /** The buckets that have pending items (no lock). */

@@ -5,8 +5,10 @@ import static io.flashstock.testsupport.Shop.buy;
 import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -25,6 +27,7 @@ import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.LocalServersResource;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -63,6 +66,21 @@ class EventPublisherTest {
     SaleEvents saleEvents;
     @Inject
     FlashstockConfig config;
+
+    /**
+     * A round lasts at most send-timeout + 15 s; MySQL closes a pool session silent for 30 s (application.properties),
+     * so the default 10 s fits and 15 s is refused at startup.
+     */
+    @Test
+    void aRoundMustEndBeforeMySqlClosesItsSilentSession() {
+        Duration sessionLimit = QuarkusTransaction.requiringNew().call(store::sessionIdleLimit);
+        assertEquals(Duration.ofSeconds(30), sessionLimit);
+        EventPublisher.requireRoundWithinSession(config.events().sendTimeout(), sessionLimit);
+        EventPublisher.requireRoundWithinSession(Duration.ofSeconds(14), sessionLimit);
+        IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> EventPublisher.requireRoundWithinSession(Duration.ofSeconds(15), sessionLimit));
+        assertTrue(refused.getMessage().contains("flashstock.events.send-timeout"), refused.getMessage());
+    }
 
     @Test
     void everyMovementIsPublishedOnceInOrder() {
