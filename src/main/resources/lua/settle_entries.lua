@@ -4,6 +4,7 @@
 -- MySQL snapshot the item was re-warmed from. Without that, Redis would sell their units a second time.
 -- KEYS[1] fs:{sku}:orders stream   KEYS[2] fs:{sku}:stock hash   KEYS[3] fs:{sku}:held hash
 -- KEYS[4] fs:{sku}:users hash      KEYS[5] fs:{sku}:late hash: commits seen while the item was cold
+-- KEYS[6] fs:{sku}:left hash: orders whose move out of RESERVED was mirrored before they were taken in (transition.lua)
 -- ARGV[1] the item's MySQL version right after the commit (0: nothing was inserted)   ARGV[2] n, the entry count
 -- ARGV[3 .. 2+n] the entry ids, then for each order inserted by the commit: orderId, userId, quantity, epoch (the
 --                hot stock's 'epoch' the order was acknowledged under); or '?' and then the distinct epochs of the
@@ -91,14 +92,26 @@ end
 for i = 3 + n, #ARGV, 4 do
   -- Same epoch: the purchase script counted the order itself. Held: counted already (snapshot or earlier call).
   if ARGV[i + 3] ~= state[1] and redis.call('HEXISTS', KEYS[3], ARGV[i]) == 0 then
-    local quantity = tonumber(ARGV[i + 2])
-    redis.call('HINCRBY', KEYS[2], 'available', -quantity)
-    redis.call('HINCRBY', KEYS[2], 'reserved', quantity)
-    redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1] .. ' ' .. quantity)
-    if tonumber(state[3] or '0') > 0 then
-      redis.call('HINCRBY', KEYS[4], ARGV[i + 1], quantity)
+    -- Moved out of RESERVED since its commit, and mirrored before this settle: taken in as it stands now. Returned
+    -- (cancelled, expired): its units are available, as the counters have them. Confirmed: sold.
+    local left = redis.call('HGET', KEYS[6], ARGV[i])
+    if left then
+      redis.call('HDEL', KEYS[6], ARGV[i])
     end
-    taken = taken + 1
+    if left ~= 'RETURNED' then
+      local quantity = tonumber(ARGV[i + 2])
+      redis.call('HINCRBY', KEYS[2], 'available', -quantity)
+      if left == 'CONFIRMED' then
+        redis.call('HINCRBY', KEYS[2], 'sold', quantity)
+      else
+        redis.call('HINCRBY', KEYS[2], 'reserved', quantity)
+        redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1] .. ' ' .. quantity)
+      end
+      if tonumber(state[3] or '0') > 0 then
+        redis.call('HINCRBY', KEYS[4], ARGV[i + 1], quantity)
+      end
+      taken = taken + 1
+    end
   end
 end
 if taken > 0 then

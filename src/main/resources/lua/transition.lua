@@ -7,14 +7,20 @@
 -- ARGV[3] the units-back channel: every script that gives units back to available publishes "<stock key> <seq>"
 --         there, so that each pod drops what it cached about the item older than that seq (sold-out answered from
 --         memory, availability reads)
+-- KEYS[5] the item's left hash: orders that left RESERVED while the held hash had no record of them
 -- ARGV[4] the hot-stock generation of the pod: a hash of another one is about to be rebuilt from MySQL, and is cold here
 -- Returns the item's new seq (> 0) when units moved, 0 when this move was mirrored already (or the warm-up's MySQL snapshot had it, so
 -- the order is not in the held hash), -1 when the item is cold: keep the event, it is applied after warm-up.
+-- With no held record, the move is noted in the left hash (10 min): an order acknowledged before Redis lost its data
+-- and committed after the re-warm's snapshot has no record until its settle takes it in (settle_entries.lua), which
+-- may come after this move; it then takes the order in as it now stands, not as reserved.
 if redis.call('HGET', KEYS[1], 'gen') ~= ARGV[4] or redis.call('EXISTS', KEYS[4]) == 1 then
   return -1
 end
 local held = redis.call('HGET', KEYS[3], ARGV[1])
 if not held then
+  redis.call('HSET', KEYS[5], ARGV[1], ARGV[2])
+  redis.call('EXPIRE', KEYS[5], 600)
   return 0
 end
 redis.call('HDEL', KEYS[3], ARGV[1])

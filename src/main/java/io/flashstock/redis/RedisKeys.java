@@ -47,6 +47,16 @@ public final class RedisKeys {
         return prefix(sku) + "late";
     }
 
+    /**
+     * Orders that left RESERVED in MySQL (confirmed, cancelled, expired) while the item's hot stock held no record of
+     * them (redis-lua): orderId → 'CONFIRMED' or 'RETURNED'. An order acknowledged before Redis lost its data and
+     * committed after the snapshot the item was re-warmed from is taken in by its settle, which may come after such a
+     * move: the settle then takes it in as it now stands (settle_entries.lua). Expires 10 minutes after its last write.
+     */
+    public static String left(String sku) {
+        return prefix(sku) + "left";
+    }
+
     /** Stream of acknowledged orders not yet in MySQL (redis-lua). */
     public static String orders(String sku) {
         return prefix(sku) + "orders";

@@ -182,7 +182,8 @@ public class HotStockMirror implements StockMirror {
                                 RedisKeys.unitsBackChannel(), generation, SaleFields.flag(item.retired))).toLong();
             }
             case CONFIRMED, RETURNED -> scripts.transition.run(redis,
-                    List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku), RedisKeys.lock(sku)),
+                    List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku), RedisKeys.lock(sku),
+                            RedisKeys.left(sku)),
                     List.of(event.orderId, event.kind.name(), RedisKeys.unitsBackChannel(), generation)).toLong();
         };
     }

@@ -186,7 +186,7 @@ public class PendingStream {
             return;
         }
         List<String> keys = List.of(RedisKeys.orders(sku), RedisKeys.stock(sku), RedisKeys.held(sku),
-                RedisKeys.users(sku), RedisKeys.late(sku));
+                RedisKeys.users(sku), RedisKeys.late(sku), RedisKeys.left(sku));
         List<String> args = new ArrayList<>(3 + entryIds.size() + 4 * inserted.size());
         args.add(Long.toString(inserted.isEmpty() ? 0 : version));
         args.add(Integer.toString(entryIds.size()));

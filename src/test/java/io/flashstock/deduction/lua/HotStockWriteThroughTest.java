@@ -1,5 +1,6 @@
 package io.flashstock.deduction.lua;
 
+import static io.flashstock.testsupport.Api.given;
 import static io.flashstock.testsupport.Shop.assertCounters;
 import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
@@ -343,6 +344,35 @@ class HotStockWriteThroughTest extends HotStockResilience {
         assertEquals("7", hot(warmFirst).get("available"));
         awaitRedisAgrees(warmFirst);
         awaitRedisAgrees(coldFirst);
+    }
+
+    /**
+     * Orders acknowledged before Redis lost its data and committed after the snapshot the item was re-warmed from, one
+     * cancelled and one confirmed before their commit settled: each move is mirrored first and finds no held record;
+     * the settle then takes the orders in as they stand. Before, it took both in as reserved: the cancelled units
+     * stayed reserved in Redis and the confirmed ones were never sold there, until the item went quiet and was
+     * reconciled.
+     */
+    @Test
+    void ordersMovedBeforeTheirLateSettleAreTakenInAsTheyStand() {
+        String sku = newSku("moved-early");
+        createItem(sku, 10, 0);
+        List<PendingOrder> orders = acknowledge(sku, 3);
+
+        OwnRedisResource.server().flushAll();
+        warmer.takeUpGeneration();
+        warmer.prepare(sku); // the snapshot predates the commit
+        PendingOrderWriter.Persisted persisted = writer.persist(sku, orders); // committed; its settle is late
+        given().post("/orders/" + orders.get(0).orderId() + "/cancel").then().statusCode(200);
+        given().post("/orders/" + orders.get(1).orderId() + "/confirm").then().statusCode(200);
+        assertEquals(Map.of("stock", "10", "available", "10", "reserved", "0", "sold", "0"), hot(sku),
+                "no held record: nothing moved");
+
+        settler.settle(sku, orders, persisted);
+        assertEquals(Map.of("stock", "10", "available", "8", "reserved", "1", "sold", "1"), hot(sku));
+        assertCounters(sku, 10, 8, 1, 1);
+        assertEquals(java.util.Set.of(orders.get(2).orderId()),
+                redis.hash(String.class).hgetall(RedisKeys.held(sku)).keySet(), "only the reserved one is held");
     }
 
     /**
