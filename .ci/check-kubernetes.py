@@ -336,6 +336,26 @@ else:
     for missing_cm in [n for n in configmap_refs if n not in configmaps]:
         fail(f"container {cname}: envFrom configMapRef {missing_cm} is not defined in this file")
 
+    # Shutdown: the pre-shutdown delay and the running requests' timeout, then the service's own shutdown steps one
+    # after the other, each bounded in the code: the relay's last round 5 s (OrderRelay), the event publisher's round
+    # send-timeout + 5 s = 15 s by default (EventPublisher), the strategy lease's release one Redis timeout, 2 s
+    # (StrategyLease), the Kafka producer's close 5 s (EventSink). A grace period shorter than all of them gets the
+    # pod killed in the middle (the lease then held until it expires).
+    def seconds(entry):
+        match = re.fullmatch(r"(\d+)s", str((entry or {}).get("value", "")))
+        return int(match.group(1)) if match else None
+
+    delay, timeout = seconds(env.get("QUARKUS_SHUTDOWN_DELAY")), seconds(env.get("QUARKUS_SHUTDOWN_TIMEOUT"))
+    grace = pod_spec.get("terminationGracePeriodSeconds")
+    shutdown_steps = 5 + 15 + 2 + 5
+    if delay is None or timeout is None:
+        fail(f"container {cname}: QUARKUS_SHUTDOWN_DELAY and QUARKUS_SHUTDOWN_TIMEOUT must be set as '<n>s'")
+    elif not isinstance(grace, int) or grace < delay + timeout + shutdown_steps + 5:
+        fail(f"Deployment {name}: terminationGracePeriodSeconds {grace!r} is under the shutdown's worst case: "
+             f"{delay} s delay + {timeout} s for requests + {shutdown_steps} s of shutdown steps + 5 s margin")
+    else:
+        ok(f"shutdown: grace {grace} s >= {delay} s delay + {timeout} s requests + {shutdown_steps} s steps + 5 s")
+
     # Bearer token verification: without an issuer and a public key the service refuses to start.
     if "MP_JWT_VERIFY_ISSUER" not in env:
         fail(f"container {cname}: MP_JWT_VERIFY_ISSUER is not set (the service does not start without it)")

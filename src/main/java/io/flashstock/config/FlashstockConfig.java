@@ -332,6 +332,13 @@ public interface FlashstockConfig {
          */
         @WithDefault("2s")
         Duration databaseTimeout();
+
+        /**
+         * Longest a readiness check waits for Redis to answer a PING. Redis is required for readiness only where
+         * purchases need it (redis-lua, redis-lock); a db-optimistic pod reports it and stays ready.
+         */
+        @WithDefault("2s")
+        Duration redisTimeout();
     }
 
     interface StrategyLease {

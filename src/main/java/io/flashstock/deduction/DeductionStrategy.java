@@ -64,6 +64,11 @@ public interface DeductionStrategy {
         return true;
     }
 
+    /** Whether a purchase needs Redis to be answered: only then does readiness require Redis. */
+    default boolean purchasesNeedRedis() {
+        return false;
+    }
+
     /**
      * Starts what the strategy runs besides its requests, once it was chosen (at startup, after this pod began its
      * strategy lease). Nothing by default: a strategy that is not chosen runs nothing.

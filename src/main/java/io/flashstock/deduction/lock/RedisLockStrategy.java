@@ -88,6 +88,12 @@ public class RedisLockStrategy implements DeductionStrategy {
         return StrategyName.REDIS_LOCK;
     }
 
+    /** Every purchase takes the item's lock in Redis. */
+    @Override
+    public boolean purchasesNeedRedis() {
+        return true;
+    }
+
     @Override
     @WithSpan("redis-lock purchase")
     public PurchaseOutcome purchase(PurchaseCommand command) {

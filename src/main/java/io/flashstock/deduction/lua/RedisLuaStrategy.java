@@ -99,6 +99,12 @@ public class RedisLuaStrategy implements DeductionStrategy {
         return StrategyLease.Family.REDIS;
     }
 
+    /** The hot stock is in Redis. */
+    @Override
+    public boolean purchasesNeedRedis() {
+        return true;
+    }
+
     /** In write-behind a purchase does not touch MySQL: the pod sells on, and its relay catches up. */
     @Override
     public boolean purchasesNeedDatabase() {

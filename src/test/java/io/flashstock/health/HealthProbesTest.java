@@ -1,0 +1,81 @@
+package io.flashstock.health;
+
+import static io.flashstock.testsupport.Api.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.agroal.api.AgroalDataSource;
+import io.flashstock.deduction.StrategyProfiles;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+/** The probes of a pod that is only busy: the orchestrator must neither restart it nor take it out of the Service. */
+@QuarkusTest
+@TestProfile(StrategyProfiles.DbOptimistic.class)
+class HealthProbesTest {
+
+    /** More than the default worker pool's threads (200 on this machine's core count). */
+    private static final int BUSY_WORKERS = 260;
+
+    @Inject
+    AgroalDataSource pool;
+
+    /**
+     * Every worker thread busy (as purchases keep them in a sale): liveness still answers at once, from the event
+     * loop. Before, its check waited for a worker like any plain health check, behind everything queued.
+     */
+    @Test
+    void livenessAnswersWhileEveryWorkerIsBusy() {
+        ExecutorService workers = Infrastructure.getDefaultWorkerPool();
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            for (int i = 0; i < BUSY_WORKERS; i++) {
+                workers.execute(() -> {
+                    try {
+                        release.await(20, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            }
+            long start = System.nanoTime();
+            assertEquals(200, given().get("/q/health/live").statusCode());
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(millis < 2_000, "liveness answered after " + millis + " ms");
+        } finally {
+            release.countDown();
+        }
+    }
+
+    /**
+     * Every pooled connection busy (a sale on many items): MySQL itself answers, so readiness stays UP. Before, its
+     * check waited for a pooled connection, gave up after the acquisition timeout and took the pod out.
+     */
+    @Test
+    void readinessStaysUpWhileEveryPooledConnectionIsBusy() throws SQLException {
+        List<Connection> taken = new ArrayList<>();
+        try {
+            while (taken.size() < pool.getConfiguration().connectionPoolConfiguration().maxSize()) {
+                taken.add(pool.getConnection());
+            }
+            String ready = given().get("/q/health/ready").then().statusCode(200).extract().asString()
+                    .replaceAll("\\s", "");
+            assertTrue(ready.contains("\"name\":\"database\",\"status\":\"UP\",\"data\":{\"reachable\":true"), ready);
+        } finally {
+            for (Connection connection : taken) {
+                connection.close();
+            }
+        }
+    }
+}
