@@ -192,11 +192,21 @@ public class ItemService {
                 StockEvent event = delta == 0 ? null
                         : mirror.record(StockEvent.Kind.RESTOCKED, sku, null, delta, now);
                 if (event != null && delta < 0) {
+                    // Before the call: a take whose answer is lost may have taken, and the undo gives back only what
+                    // a take took (once), so a failure is settled as if it had.
+                    taken[0] = event;
                     switch (mirror.take(event)) {
-                        case SHORT -> throw FlashstockException.stockBelowCommitted(sku, stock, -1);
-                        case COLD -> throw new UnavailableException(
-                                "The hot stock of this item is not ready; nothing was changed, try again.");
-                        case TAKEN -> taken[0] = event;
+                        case SHORT -> {
+                            taken[0] = null;
+                            throw FlashstockException.stockBelowCommitted(sku, stock, -1);
+                        }
+                        case COLD -> {
+                            taken[0] = null;
+                            throw new UnavailableException(
+                                    "The hot stock of this item is not ready; nothing was changed, try again.");
+                        }
+                        case TAKEN -> {
+                        }
                     }
                 }
                 Changed changed = new Changed(ItemView.of(find(sku)), event, false);

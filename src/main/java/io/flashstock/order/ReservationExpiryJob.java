@@ -88,6 +88,12 @@ public class ReservationExpiryJob {
     public int expireDue() {
         int total = 0;
         for (int batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
+            if (batch > 0) {
+                lastRun = Instant.now(); // a long run that moves on is alive: the liveness check reads this
+                if (!lease.held()) {
+                    break; // lost meanwhile: the strategy serving elsewhere expires the rest
+                }
+            }
             Batch expiredBatch = expireNextBatch();
             mirror.apply(expiredBatch.events());
             expiredBatch.returnedAt().forEach(availability::changed);
@@ -103,7 +109,7 @@ public class ReservationExpiryJob {
         return total;
     }
 
-    /** When the job last started in this pod ({@code null} before the first run). */
+    /** When the job last started in this pod, or began another batch of a run ({@code null} before the first run). */
     public Instant lastRun() {
         return lastRun;
     }

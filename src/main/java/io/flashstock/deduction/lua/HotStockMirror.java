@@ -27,6 +27,7 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.redis.datasource.RedisDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Typed;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -58,10 +59,17 @@ public class HotStockMirror implements StockMirror {
     private final UnitsBackChannel unitsBack;
     private final FlashstockConfig.Lua settings;
     private final PendingStream stream;
+    /**
+     * Longest one {@link #apply} keeps trying: two Redis timeouts. With Redis hung, each event would wait out the
+     * client's timeout; the events left are the sweeper's, so a batch of the expiry job does not hold its run for
+     * hundreds of timeouts.
+     */
+    private final Duration applyBudget;
 
     HotStockMirror(RedisDataSource redis, HotStockScripts scripts, HotStock hotStock, HotStockWarmer warmer,
             RecentOrders recent, ActiveItems items, UnitsBackChannel unitsBack, PendingStream stream,
-            FlashstockConfig config) {
+            FlashstockConfig config, @ConfigProperty(name = "quarkus.redis.timeout") Duration redisTimeout) {
+        this.applyBudget = redisTimeout.multipliedBy(2);
         this.redis = redis;
         this.stream = stream;
         this.scripts = scripts;
@@ -82,11 +90,13 @@ public class HotStockMirror implements StockMirror {
      * Takes the units of a stock set that lowers the stock, in the hot stock of this pod's generation, if they are
      * available there ({@code lua/set_stock.lua} TAKE): Redis's counters run ahead of MySQL's (orders still pending in
      * the streams), and purchases are decided on them, so this is where the check is made. Cold, of another
-     * generation or being rebuilt (its lock held): nothing taken, the caller answers 503.
+     * generation or being rebuilt (its lock held): nothing taken, the caller answers 503. Redis failing or too slow:
+     * {@link UnavailableException} (503), and the take may have run, so the caller undoes it ({@link #untake}).
      */
     @Override
     public Take take(StockEvent event) {
-        long taken = setStock("TAKE", event);
+        long taken = unlessFailing("The hot stock did not answer; nothing was changed, try again.",
+                () -> setStock("TAKE", event));
         if (taken > 0) {
             items.touch(event.sku);
             return Take.TAKEN;
@@ -131,7 +141,13 @@ public class HotStockMirror implements StockMirror {
         }
         List<String> done = new ArrayList<>(events.size());
         Instant moot = Timestamps.now().minus(COLD_EVENT_MOOT_AFTER);
+        long deadline = System.nanoTime() + applyBudget.toNanos();
         for (StockEvent event : events) {
+            if (System.nanoTime() - deadline > 0) {
+                LOG.warnf("Redis is too slow to mirror more now (%d of %d event(s) done); the sweeper mirrors the rest",
+                        done.size(), events.size());
+                break;
+            }
             try {
                 long applied = applyOne(event);
                 if (applied != COLD) {

@@ -46,6 +46,12 @@ abstract class HotStockResilience {
     RedisDataSource redis;
 
     @Inject
+    HotStockMirror mirror;
+
+    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "quarkus.redis.timeout")
+    Duration redisTimeout;
+
+    @Inject
     HotStockScripts scripts;
 
     @Inject
@@ -594,6 +600,11 @@ abstract class HotStockResilience {
             // All at once: each waits out the client's timeout, and the gate should not wait for them one by one.
             replies = Http.concurrently(paths.size(), paths.size(),
                     i -> Http.get(paths.get(i), io.flashstock.testsupport.Tokens.staff()));
+            // redis-lua needs Redis for every purchase: readiness says so (flashstock's own check, within 2 s).
+            String ready = given().get("/q/health/ready").then().statusCode(503).extract().asString()
+                    .replaceAll("\\s", "");
+            assertTrue(ready.contains("\"name\":\"redis\",\"status\":\"DOWN\",\"data\":{\"reachable\":false,"
+                    + "\"neededForPurchases\":true"), ready);
         } finally {
             OwnRedisResource.server().resume();
         }
@@ -759,6 +770,82 @@ abstract class HotStockResilience {
         given().contentType("application/json").header("If-Match", etag).body("{\"stock\":3}")
                 .put("/items/" + sku + "/stock").then().statusCode(200);
         assertEquals(Map.of("stock", "3", "available", "3", "reserved", "0", "sold", "0"), hot(sku));
+    }
+
+    /**
+     * A stock set whose take in the hot stock gets no answer in time (Redis frozen between the stock set's read of the
+     * hot stock and its take) is 503 problem+json and changes nothing: the take, which Redis runs once it resumes, is
+     * undone. Before, the client's timeout escaped as a 500 and the take stood: Redis offered fewer units than MySQL
+     * had (its 'taking' mark kept the reconciliation off for a minute).
+     */
+    @Test
+    void aStockSetWhoseTakeGetsNoAnswerIs503AndChangesNothing() throws Exception {
+        String sku = newSku("take-lost");
+        createItem(sku, 5, 0);
+        given().get("/items/" + sku + "/availability").then().statusCode(200); // warm
+        String etag = given().get("/items/" + sku).header("ETag");
+        CompletableFuture<io.restassured.response.Response> set;
+        try (java.sql.Connection row = Db.connect()) {
+            row.setAutoCommit(false);
+            Db.count(row, "SELECT COUNT(*) FROM item WHERE sku = ? FOR UPDATE", sku);
+            set = CompletableFuture.supplyAsync(() -> given().contentType("application/json")
+                    .header("If-Match", etag).body("{\"stock\":3}").put("/items/" + sku + "/stock"));
+            // The stock set reads the hot stock, then waits for the item's row (up to innodb_lock_wait_timeout, 3 s):
+            // Redis is frozen while it waits. (A stock set that had not read the hot stock by then would get the read's
+            // 503 instead, which the detail below tells apart.)
+            Thread.sleep(1_500);
+            OwnRedisResource.server().pause();
+            row.rollback();
+        }
+        io.restassured.response.Response answer;
+        try {
+            answer = set.get(30, TimeUnit.SECONDS); // the take's timeout, then the undo's
+        } finally {
+            OwnRedisResource.server().resume();
+        }
+        assertEquals(503, answer.statusCode(), answer.asString());
+        assertTrue(answer.contentType().startsWith("application/problem+json"), answer.contentType());
+        assertTrue(answer.jsonPath().getString("type").endsWith("unavailable"), answer.asString());
+        assertEquals("The hot stock did not answer; nothing was changed, try again.",
+                answer.jsonPath().getString("detail"), "the take's answer");
+        assertCounters(sku, 5, 5, 0, 0);
+        Map<String, String> unchanged = Map.of("stock", "5", "available", "5", "reserved", "0", "sold", "0");
+        assertTrue(io.flashstock.testsupport.Pause.until(() -> unchanged.equals(hot(sku)), 5_000),
+                "the take undone once Redis resumed: " + hot(sku));
+    }
+
+    /**
+     * With Redis hung, mirroring a list of events gives up after about two Redis timeouts and leaves the rest to the
+     * sweeper. Before, each event waited out the client's timeout in turn: an expiry batch of 200 due orders held its
+     * run for 200 timeouts, long enough for the liveness probe, which watches the job, to restart the pod.
+     */
+    @Test
+    void mirroringWhileRedisHangsGivesUpWithinItsBudget() {
+        String sku = newSku("hung-mirror");
+        createItem(sku, 5, 0);
+        given().get("/items/" + sku + "/availability").then().statusCode(200); // warm
+        List<io.flashstock.item.StockEvent> events = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            io.flashstock.item.StockEvent event = new io.flashstock.item.StockEvent();
+            event.id = UUID.randomUUID().toString();
+            event.sku = sku;
+            event.kind = io.flashstock.item.StockEvent.Kind.RETURNED;
+            event.orderId = UUID.randomUUID().toString(); // held by nobody: mirrored as nothing to do
+            event.quantity = 1;
+            event.createdAt = java.time.Instant.now();
+            events.add(event);
+        }
+        Duration timeout = redisTimeout;
+        long start = System.nanoTime();
+        OwnRedisResource.server().pause();
+        try {
+            mirror.apply(events);
+        } finally {
+            OwnRedisResource.server().resume();
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        // Two timeouts of budget, the call under way when it ran out, and slack: far less than 8 timeouts.
+        assertTrue(took.compareTo(timeout.multipliedBy(5)) < 0, "took " + took + " with Redis hung");
     }
 
     Map<String, String> hot(String sku) {
