@@ -280,11 +280,13 @@ public class OrderService {
 
     /**
      * {@link #persistIfPending(String)} of an order or of a multi-item purchase, whose id is its first line's order
-     * id: persisting that item's pending entries persists the whole purchase.
+     * id: persisting that item's pending entries persists the whole purchase. An order of that id already stored has
+     * nothing left to persist either way: a purchase's first line is stored with its purchase, and a single order's
+     * id is no purchase's (its held record in Redis would otherwise have the hot item drained on every look-up).
      */
     private void persistIfPending(String id, boolean isPurchase) {
         if (mirror.mayHavePending() && OrderIds.isRecent(id, PENDING_WINDOW)
-                && !(isPurchase ? Purchase.count("id", id) > 0 : PurchaseOrder.exists(id))) {
+                && !(isPurchase && Purchase.count("id", id) > 0) && !PurchaseOrder.exists(id)) {
             mirror.persistPending(id);
         }
     }

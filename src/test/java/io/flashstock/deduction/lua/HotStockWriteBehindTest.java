@@ -374,6 +374,30 @@ class HotStockWriteBehindTest extends HotStockResilience {
     }
 
     /**
+     * An order's id asked for as a purchase's ({@code GET /purchases/{orderId}}) drains nothing once the order is in
+     * MySQL: there is nothing of it left to persist. Before, a purchase look-up asked only whether a purchase of that
+     * id was stored, and the id of any stored order still held in Redis (every RESERVED one) made the hot item's
+     * relay drain its stream, on every look-up, for anyone who sent it.
+     */
+    @Test
+    void anOrderIdAskedForAsAPurchaseCostsALookUpNotADrain() {
+        String sku = itemWithACrashingRelay("order-as-purchase", 5);
+        try {
+            String orderId = buy(sku, "single", 1); // stored by the relay, whose entry stays in the stream
+            assertTrue(io.flashstock.testsupport.Pause.until(() -> Db.orderCount(sku) == 1, 10_000),
+                    "the relay stored the order");
+            assertTrue(stream.length(sku) > 0, "its entry still in the item's stream");
+            double drains = meters.counter("flashstock.relay.reader-drains").count();
+            for (int i = 0; i < 3; i++) {
+                given().get("/purchases/" + orderId).then().statusCode(404);
+            }
+            assertEquals(drains, meters.counter("flashstock.relay.reader-drains").count(), "no drain");
+        } finally {
+            crashes.none();
+        }
+    }
+
+    /**
      * A purchase of a made-up sku is answered 404 while another thread holds the pod-wide monitor under which a new
      * generation is taken up: an unchanged generation is read without it. Before, every cold or made-up sku's first
      * request held that monitor for its Redis call, so this one waited for the test to let go.
