@@ -15,6 +15,11 @@ local taking = redis.call('HGET', KEYS[1], 'taking')
 if taking and string.sub(taking, 1, string.len(ARGV[2]) + 1) == ARGV[2] .. ' ' then
   redis.call('HDEL', KEYS[1], 'taking')
 end
+-- A stock set's units taken for this event (set_stock.lua): the event is committed (only committed events come here),
+-- so its undo must give nothing back.
+if redis.call('GET', KEYS[2]) == 'taken' then
+  redis.call('SET', KEYS[2], 'applied', 'XX', 'KEEPTTL')
+end
 if tonumber(ARGV[4]) <= tonumber(redis.call('HGET', KEYS[1], 'wver') or '0') then
   return 0
 end

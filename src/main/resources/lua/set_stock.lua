@@ -1,8 +1,9 @@
 -- redis-lua: the hot-stock half of a stock set that lowers an item's stock (PUT /items/{sku}/stock; the protocol is
 -- in ItemService.setStock). Run by the pod that sets the stock, inside its MySQL transaction, which holds the item's
 -- row lock and has recorded the change as a RESTOCKED stock event of a negative quantity (ARGV[3] units fewer).
--- KEYS[1] stock hash   KEYS[2] fs:{sku}:event:<eventId> marker: set when the units are taken, so that restock.lua,
---         applying the event after the commit, takes nothing again (expires after ARGV[4] s)
+-- KEYS[1] stock hash   KEYS[2] fs:{sku}:event:<eventId> marker: set to 'taken' when the units are taken, so that
+--         restock.lua, applying the event after the commit, takes nothing again; restock.lua sets it to 'applied'
+--         then (expires after ARGV[4] s)
 -- KEYS[3] the item's lock, held while a pod rebuilds the hash (see transition.lua): TAKE then counts it as cold
 -- ARGV[1] 'TAKE' | 'UNDO'   ARGV[2] eventId   ARGV[3] units the stock set takes (> 0)   ARGV[4] marker TTL (s)
 -- ARGV[5] the units-back channel (see transition.lua)   ARGV[6] the pod's hot-stock generation (see transition.lua)
@@ -15,7 +16,9 @@
 --       be replaced by an older snapshot would come back with it).
 -- UNDO: the transaction did not commit: gives the units back, once, if they were taken (the marker is there).
 --       Returns the new seq (> 0) when given back; 0 when there was nothing to give back; -1 when cold (the next
---       warm-up reads MySQL, which never had the change).
+--       warm-up reads MySQL, which never had the change); -2 when the event was applied ('applied'): only a committed
+--       event is mirrored, so the transaction did commit (a lookup that missed its event, which a sweeper had
+--       mirrored and deleted meanwhile), and nothing is given back.
 if redis.call('HGET', KEYS[1], 'gen') ~= ARGV[6] then
   return -1
 end
@@ -27,7 +30,7 @@ if ARGV[1] == 'TAKE' then
   if tonumber(redis.call('HGET', KEYS[1], 'available')) < units then
     return -2
   end
-  if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[4]) then
+  if not redis.call('SET', KEYS[2], 'taken', 'NX', 'EX', ARGV[4]) then
     return 0
   end
   redis.call('HINCRBY', KEYS[1], 'stock', -units)
@@ -36,9 +39,14 @@ if ARGV[1] == 'TAKE' then
   redis.call('HSET', KEYS[1], 'taking', ARGV[2] .. ' ' .. (tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)))
   return redis.call('HINCRBY', KEYS[1], 'seq', 1)
 end
-if redis.call('DEL', KEYS[2]) == 0 then
+local marker = redis.call('GET', KEYS[2])
+if marker == 'applied' then
+  return -2
+end
+if not marker then
   return 0
 end
+redis.call('DEL', KEYS[2])
 redis.call('HINCRBY', KEYS[1], 'stock', units)
 redis.call('HINCRBY', KEYS[1], 'available', units)
 local taking = redis.call('HGET', KEYS[1], 'taking')

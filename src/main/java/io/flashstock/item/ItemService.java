@@ -249,7 +249,10 @@ public class ItemService {
         try {
             return commit.settle(failure);
         } catch (UnavailableException notLanded) {
-            mirror.untake(taken);
+            if (mirror.untake(taken)) {
+                // The lookup missed the event because a sweeper had mirrored it, which only a committed one is.
+                return QuarkusTransaction.requiringNew().call(() -> ItemView.of(find(taken.sku)));
+            }
             throw notLanded;
         }
     }

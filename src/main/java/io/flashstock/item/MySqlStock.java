@@ -37,8 +37,8 @@ public class MySqlStock implements StockMirror {
     }
 
     @Override
-    public void untake(StockEvent event) {
-        // nothing taken outside MySQL
+    public boolean untake(StockEvent event) {
+        return false; // nothing taken outside MySQL
     }
 
     @Override

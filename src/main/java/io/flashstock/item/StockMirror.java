@@ -50,11 +50,13 @@ public interface StockMirror {
     Take take(StockEvent event);
 
     /**
-     * Gives back what {@link #take} took for {@code event}, once its transaction is known not to have committed;
-     * nothing when it took nothing or gave it back already. Never throws (a failure is logged: the reconciliation
-     * corrects the copy once the item is quiet).
+     * Gives back what {@link #take} took for {@code event}, once its transaction is believed not to have committed;
+     * nothing when it took nothing or gave it back already. Answers true, giving nothing back, when the copy has
+     * applied the event meanwhile: only a committed event is applied, so the transaction did commit (a lookup after a
+     * lost commit answer can miss the event, which a sweeper mirrors and deletes). Never throws (a failure is logged:
+     * the reconciliation corrects the copy once the item is quiet).
      */
-    void untake(StockEvent event);
+    boolean untake(StockEvent event);
 
     /** Mirrors events whose transaction committed, then deletes them. Never throws: the sweeper retries. */
     void apply(List<StockEvent> events);

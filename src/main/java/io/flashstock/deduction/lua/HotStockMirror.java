@@ -43,6 +43,8 @@ public class HotStockMirror implements StockMirror {
     private static final Logger LOG = Logger.getLogger(HotStockMirror.class);
     /** What the mirror scripts answer for an item without hot stock. */
     private static final long COLD = -1;
+    /** What set_stock.lua's UNDO answers for an event the hot stock applied: its transaction committed. */
+    private static final long APPLIED = -2;
     /**
      * An event of an item still cold this long after its commit is moot: no warm-up that started before the commit
      * is still running (their leases are shorter), so the next warm-up reads a MySQL snapshot that has it.
@@ -104,17 +106,19 @@ public class HotStockMirror implements StockMirror {
         return taken == -2 ? Take.SHORT : Take.COLD;
     }
 
-    /** Gives back the units {@link #take} took, once ({@code lua/set_stock.lua} UNDO). */
+    /** Gives back the units {@link #take} took, once, unless the event was applied ({@code lua/set_stock.lua} UNDO). */
     @Override
-    public void untake(StockEvent event) {
+    public boolean untake(StockEvent event) {
         try {
             long back = setStock("UNDO", event);
             if (back > 0) {
                 unitsBack.learned(event.sku, back);
             }
+            return back == APPLIED;
         } catch (RuntimeException e) {
             LOG.warnf("Could not give back the units of a stock set of %s that did not commit; the reconciliation "
                     + "corrects the hot stock once the item is quiet: %s", event.sku, e.toString());
+            return false;
         }
     }
 

@@ -815,6 +815,37 @@ abstract class HotStockResilience {
     }
 
     /**
+     * A stock set's undo gives nothing back once its event was applied, which only a committed event is: the change
+     * landed. A stock set whose commit answer was lost meets this when a sweeper mirrored and deleted its event before
+     * the lookup, which then finds no event and takes the change for one that did not land. Before, the undo gave the
+     * units back: Redis offered units that MySQL no longer had, and write-behind orders acknowledged on them were
+     * dropped by the relay.
+     */
+    @Test
+    void aStockSetsUndoAfterItsEventWasAppliedGivesNothingBack() {
+        String sku = newSku("undo-applied");
+        createItem(sku, 5, 0);
+        given().get("/items/" + sku + "/availability").then().statusCode(200); // warm
+        String etag = given().get("/items/" + sku).header("ETag");
+        given().contentType("application/json").header("If-Match", etag).body("{\"stock\":3}")
+                .put("/items/" + sku + "/stock").then().statusCode(200);
+        assertEquals(Map.of("stock", "3", "available", "3", "reserved", "0", "sold", "0"), hot(sku));
+        List<String> markers = new ArrayList<>();
+        redis.key().scan(new io.quarkus.redis.datasource.keys.KeyScanArgs().match(RedisKeys.event(sku, "*"))
+                .count(1000)).toIterable().forEach(markers::add);
+        assertEquals(1, markers.size(), "the stock set's marker: " + markers);
+        io.flashstock.item.StockEvent event = new io.flashstock.item.StockEvent();
+        event.id = markers.get(0).substring(RedisKeys.event(sku, "").length());
+        event.sku = sku;
+        event.kind = io.flashstock.item.StockEvent.Kind.RESTOCKED;
+        event.quantity = -2;
+
+        assertTrue(mirror.untake(event), "applied, so committed");
+        assertEquals(Map.of("stock", "3", "available", "3", "reserved", "0", "sold", "0"), hot(sku));
+        assertCounters(sku, 3, 3, 0, 0);
+    }
+
+    /**
      * With Redis hung, mirroring a list of events gives up after about two Redis timeouts and leaves the rest to the
      * sweeper. Before, each event waited out the client's timeout in turn: an expiry batch of 200 due orders held its
      * run for 200 timeouts, long enough for the liveness probe, which watches the job, to restart the pod.
