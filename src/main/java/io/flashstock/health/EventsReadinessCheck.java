@@ -1,8 +1,9 @@
 package io.flashstock.health;
 
 import io.flashstock.events.EventPublisher;
+import io.smallrye.health.api.AsyncHealthCheck;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 
@@ -14,7 +15,7 @@ import org.eclipse.microprofile.health.Readiness;
  */
 @Readiness
 @ApplicationScoped
-public class EventsReadinessCheck implements HealthCheck {
+public class EventsReadinessCheck implements AsyncHealthCheck {
 
     private final EventPublisher publisher;
 
@@ -23,7 +24,11 @@ public class EventsReadinessCheck implements HealthCheck {
     }
 
     @Override
-    public HealthCheckResponse call() {
+    public Uni<HealthCheckResponse> call() {
+        return Uni.createFrom().item(this::now);
+    }
+
+    private HealthCheckResponse now() {
         EventPublisher.Status status = publisher.status();
         return HealthCheckResponse.named("sale-events").up().withData("publishing", status.publishing())
                 .withData("backlog", status.backlog()).withData("lagSeconds", status.lagSeconds())

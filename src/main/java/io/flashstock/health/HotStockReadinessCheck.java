@@ -1,8 +1,9 @@
 package io.flashstock.health;
 
 import io.flashstock.item.StockMirror;
+import io.smallrye.health.api.AsyncHealthCheck;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 
@@ -13,7 +14,7 @@ import org.eclipse.microprofile.health.Readiness;
  */
 @Readiness
 @ApplicationScoped
-public class HotStockReadinessCheck implements HealthCheck {
+public class HotStockReadinessCheck implements AsyncHealthCheck {
 
     private final StockMirror mirror;
 
@@ -22,7 +23,11 @@ public class HotStockReadinessCheck implements HealthCheck {
     }
 
     @Override
-    public HealthCheckResponse call() {
+    public Uni<HealthCheckResponse> call() {
+        return Uni.createFrom().item(this::now);
+    }
+
+    private HealthCheckResponse now() {
         return switch (mirror.readiness()) {
             case NOT_USED -> HealthCheckResponse.named("hot-stock").up().withData("used", false).build();
             case READY -> HealthCheckResponse.named("hot-stock").status(true).build();

@@ -3,9 +3,10 @@ package io.flashstock.health;
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.ActiveStrategy;
 import io.quarkus.redis.datasource.RedisDataSource;
+import io.smallrye.health.api.AsyncHealthCheck;
+import io.smallrye.mutiny.Uni;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 
@@ -18,7 +19,7 @@ import org.eclipse.microprofile.health.Readiness;
  */
 @Readiness
 @ApplicationScoped
-public class RedisReadinessCheck implements HealthCheck {
+public class RedisReadinessCheck implements AsyncHealthCheck {
 
     private final BoundedProbe probe;
     private final boolean neededForPurchases;
@@ -30,7 +31,7 @@ public class RedisReadinessCheck implements HealthCheck {
     }
 
     @Override
-    public HealthCheckResponse call() {
+    public Uni<HealthCheckResponse> call() {
         return probe.check("redis", neededForPurchases);
     }
 

@@ -2,8 +2,9 @@ package io.flashstock.health;
 
 import io.flashstock.deduction.ActiveStrategy;
 import io.flashstock.redis.StrategyLease;
+import io.smallrye.health.api.AsyncHealthCheck;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
@@ -16,7 +17,7 @@ import org.eclipse.microprofile.health.Readiness;
  */
 @Readiness
 @ApplicationScoped
-public class StrategyLeaseReadinessCheck implements HealthCheck {
+public class StrategyLeaseReadinessCheck implements AsyncHealthCheck {
 
     private final StrategyLease lease;
     private final ActiveStrategy strategy;
@@ -27,7 +28,11 @@ public class StrategyLeaseReadinessCheck implements HealthCheck {
     }
 
     @Override
-    public HealthCheckResponse call() {
+    public Uni<HealthCheckResponse> call() {
+        return Uni.createFrom().item(this::now);
+    }
+
+    private HealthCheckResponse now() {
         HealthCheckResponseBuilder response = HealthCheckResponse.named("strategy-lease")
                 .withData("strategy", strategy.name().configValue());
         String waitingFor = lease.waitingFor();

@@ -18,7 +18,10 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import io.flashstock.testsupport.Lane;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.platform.commons.support.AnnotationSupport;
@@ -55,6 +58,21 @@ class LaneTagsTest {
         }
         assertFalse(tagged.isEmpty(), "no class is tagged " + tag);
         assertEquals(tagged, named, "the classes tagged " + tag + " against those src/test/lanes/" + tag + ".txt names");
+    }
+
+    /**
+     * Every {@code @QuarkusTest} class names the resource that points its service at its fork's servers
+     * ({@code LocalServersResource}, or a resource of servers of its own). Without one, the service of a class in
+     * CI's second fork uses the first fork's database, which its Flyway clean at start empties under the classes
+     * running there (seen: "Table 'flashstock_test.purchase_order' doesn't exist" in another class).
+     */
+    @Test
+    void everyQuarkusTestNamesTheServersItRunsOn() {
+        List<String> without = testClasses().stream()
+                .filter(test -> AnnotationSupport.isAnnotated(test, QuarkusTest.class))
+                .filter(test -> AnnotationSupport.findRepeatableAnnotations(test, WithTestResource.class).isEmpty())
+                .map(Class::getSimpleName).toList();
+        assertEquals(List.of(), without, "@QuarkusTest classes without a @WithTestResource");
     }
 
     /** The concrete test classes surefire runs, loaded without initializing them. */

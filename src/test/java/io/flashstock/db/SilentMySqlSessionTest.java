@@ -20,6 +20,8 @@ import io.agroal.api.AgroalDataSource;
 import io.flashstock.deduction.StrategyProfiles;
 import io.flashstock.testsupport.Db;
 import io.flashstock.testsupport.Lane;
+import io.flashstock.testsupport.LocalServersResource;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
@@ -35,6 +37,7 @@ import org.junit.jupiter.api.Test;
 @Tag(Lane.FULL_TAG)
 @QuarkusTest
 @TestProfile(StrategyProfiles.DbOptimistic.class)
+@WithTestResource(LocalServersResource.class)
 class SilentMySqlSessionTest {
 
     private static final int WAIT_TIMEOUT_SECONDS = 30;

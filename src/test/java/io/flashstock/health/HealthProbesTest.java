@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.agroal.api.AgroalDataSource;
 import io.flashstock.deduction.StrategyProfiles;
+import io.flashstock.testsupport.LocalServersResource;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.Test;
 /** The probes of a pod that is only busy: the orchestrator must neither restart it nor take it out of the Service. */
 @QuarkusTest
 @TestProfile(StrategyProfiles.DbOptimistic.class)
+@WithTestResource(LocalServersResource.class)
 class HealthProbesTest {
 
     /** More than the default worker pool's threads (200 on this machine's core count). */
@@ -33,7 +36,8 @@ class HealthProbesTest {
 
     /**
      * Every worker thread busy (as purchases keep them in a sale): liveness still answers at once, from the event
-     * loop. Before, its check waited for a worker like any plain health check, behind everything queued.
+     * loop. Before, its check waited for a worker like any plain health check, behind everything queued, and the
+     * kubelet would have restarted a pod that was only busy.
      */
     @Test
     void livenessAnswersWhileEveryWorkerIsBusy() {
@@ -62,6 +66,23 @@ class HealthProbesTest {
      * Every pooled connection busy (a sale on many items): MySQL itself answers, so readiness stays UP. Before, its
      * check waited for a pooled connection, gave up after the acquisition timeout and took the pod out.
      */
+    /**
+     * Readiness asked again and again (anyone may ask: it takes no token) opens MySQL connections of its own, one a
+     * second at most, and adds none to the pool. Before the probe had a connection of its own, asking the pool for a
+     * new one added it to the pool, past its maximum.
+     */
+    @Test
+    void readinessAskedOftenAddsNoConnectionToThePool() throws InterruptedException {
+        long created = pool.getMetrics().creationCount();
+        for (int i = 0; i < 20; i++) {
+            var ready = given().get("/q/health/ready");
+            assertEquals(200, ready.statusCode(), ready.asString());
+            Thread.sleep(100);
+        }
+        assertTrue(pool.getMetrics().creationCount() - created <= 2,
+                "connections the pool created meanwhile: " + (pool.getMetrics().creationCount() - created));
+    }
+
     @Test
     void readinessStaysUpWhileEveryPooledConnectionIsBusy() throws SQLException {
         List<Connection> taken = new ArrayList<>();
