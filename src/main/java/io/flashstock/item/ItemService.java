@@ -114,7 +114,7 @@ public class ItemService {
             commit.committing(LostCommit.Landing.unknown()); // what follows is its commit
             return changed;
         });
-        return mirrored(set);
+        return inForce(set);
     }
 
     /**
@@ -138,7 +138,7 @@ public class ItemService {
             commit.committing(LostCommit.Landing.unknown()); // what follows is its commit
             return changed;
         });
-        return mirror.current(mirrored(retired));
+        return mirror.current(inForce(retired));
     }
 
     /**
@@ -230,6 +230,21 @@ public class ItemService {
         if (change.event() != null) {
             mirror.apply(List.of(change.event()));
         }
+        return forgotten(change);
+    }
+
+    /**
+     * {@link #mirrored} of a change that purchases must see once it is answered (a pause, a sale window, a retire):
+     * a moment's obstacle in the hot stock (a rebuild under way) is waited out before the answer.
+     */
+    private ItemView inForce(Changed change) {
+        if (change.event() != null) {
+            mirror.applyInForce(change.event());
+        }
+        return forgotten(change);
+    }
+
+    private ItemView forgotten(Changed change) {
         availability.changed(change.item().sku(), change.item().version());
         return change.item();
     }
@@ -251,7 +266,11 @@ public class ItemService {
         } catch (UnavailableException notLanded) {
             if (mirror.untake(taken)) {
                 // The lookup missed the event because a sweeper had mirrored it, which only a committed one is.
-                return QuarkusTransaction.requiringNew().call(() -> ItemView.of(find(taken.sku)));
+                try {
+                    return QuarkusTransaction.requiringNew().call(() -> ItemView.of(find(taken.sku)));
+                } catch (RuntimeException unread) {
+                    throw FlashstockException.outcomeUnknown(unread); // landed, but the item cannot be read now
+                }
             }
             throw notLanded;
         }

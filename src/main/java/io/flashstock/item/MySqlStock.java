@@ -47,6 +47,11 @@ public class MySqlStock implements StockMirror {
     }
 
     @Override
+    public void applyInForce(StockEvent event) {
+        // purchases read MySQL's row, which has it
+    }
+
+    @Override
     public void itemCreated(String sku) {
         // MySQL has it
     }

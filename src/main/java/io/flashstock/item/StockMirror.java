@@ -61,6 +61,13 @@ public interface StockMirror {
     /** Mirrors events whose transaction committed, then deletes them. Never throws: the sweeper retries. */
     void apply(List<StockEvent> events);
 
+    /**
+     * {@link #apply} of one committed change that purchases must see once it is answered (a pause, a sale window, a
+     * retire): tried again for a short while when it cannot be applied at once (a pod rebuilding the item holds it for
+     * a moment, Redis is slow), then left to the sweeper. Never throws.
+     */
+    void applyInForce(StockEvent event);
+
     /** Makes a new item's counters available to the mirror (after its creation committed). Never throws. */
     void itemCreated(String sku);
 

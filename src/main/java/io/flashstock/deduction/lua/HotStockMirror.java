@@ -2,7 +2,6 @@ package io.flashstock.deduction.lua;
 
 import static io.flashstock.error.UnavailableException.unlessFailing;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +12,6 @@ import io.flashstock.config.FlashstockConfig;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.error.ProblemCode;
 import io.flashstock.error.UnavailableException;
-import io.flashstock.item.Item;
 import io.flashstock.item.ItemView;
 import io.flashstock.item.StockEvent;
 import io.flashstock.item.StockLevel;
@@ -22,34 +20,24 @@ import io.flashstock.item.StoredKeys;
 import io.flashstock.item.UnitsBackChannel;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.support.KeyFilter;
-import io.flashstock.support.Timestamps;
-import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.redis.datasource.RedisDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Typed;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
  * The {@link StockMirror} of {@code redis-lua}: confirm, cancel, expiry and restock commit in MySQL first, with a
  * {@link StockEvent} row (the outbox); the event is then applied to the hot stock by an idempotent script and
- * deleted. {@link #sweep()} applies rows a crashed pod left behind. Chosen only when redis-lua is the strategy
- * ({@link RedisLuaStrategy#stockMirror()}); not a {@link StockMirror} bean by itself.
+ * deleted ({@link HotStockEvents}, whose sweep applies rows a crashed pod left behind). Chosen only when redis-lua is
+ * the strategy ({@link RedisLuaStrategy#stockMirror()}); not a {@link StockMirror} bean by itself.
  */
 @ApplicationScoped
 @Typed(HotStockMirror.class)
 public class HotStockMirror implements StockMirror {
 
     private static final Logger LOG = Logger.getLogger(HotStockMirror.class);
-    /** What the mirror scripts answer for an item without hot stock. */
-    private static final long COLD = -1;
     /** What set_stock.lua's UNDO answers for an event the hot stock applied: its transaction committed. */
     private static final long APPLIED = -2;
-    /**
-     * An event of an item still cold this long after its commit is moot: no warm-up that started before the commit
-     * is still running (their leases are shorter), so the next warm-up reads a MySQL snapshot that has it.
-     */
-    private static final Duration COLD_EVENT_MOOT_AFTER = Duration.ofMinutes(1);
     private static final String HOT_STOCK_UNREADABLE = "The hot stock cannot be read now; try again.";
 
     private final RedisDataSource redis;
@@ -61,17 +49,11 @@ public class HotStockMirror implements StockMirror {
     private final UnitsBackChannel unitsBack;
     private final FlashstockConfig.Lua settings;
     private final PendingStream stream;
-    /**
-     * Longest one {@link #apply} keeps trying: two Redis timeouts. With Redis hung, each event would wait out the
-     * client's timeout; the events left are the sweeper's, so a batch of the expiry job does not hold its run for
-     * hundreds of timeouts.
-     */
-    private final Duration applyBudget;
+    private final HotStockEvents eventMirror;
 
     HotStockMirror(RedisDataSource redis, HotStockScripts scripts, HotStock hotStock, HotStockWarmer warmer,
             RecentOrders recent, ActiveItems items, UnitsBackChannel unitsBack, PendingStream stream,
-            FlashstockConfig config, @ConfigProperty(name = "quarkus.redis.timeout") Duration redisTimeout) {
-        this.applyBudget = redisTimeout.multipliedBy(2);
+            HotStockEvents eventMirror, FlashstockConfig config) {
         this.redis = redis;
         this.stream = stream;
         this.scripts = scripts;
@@ -80,6 +62,7 @@ public class HotStockMirror implements StockMirror {
         this.recent = recent;
         this.items = items;
         this.unitsBack = unitsBack;
+        this.eventMirror = eventMirror;
         this.settings = config.lua();
     }
 
@@ -125,106 +108,19 @@ public class HotStockMirror implements StockMirror {
     private long setStock(String mode, StockEvent event) {
         return scripts.setStock.run(redis,
                 List.of(RedisKeys.stock(event.sku), RedisKeys.event(event.sku, event.id), RedisKeys.lock(event.sku)),
-                List.of(mode, event.id, Integer.toString(-event.quantity), Long.toString(markerTtlSeconds()),
+                List.of(mode, event.id, Integer.toString(-event.quantity),
+                        Long.toString(HotStockEvents.markerTtlSeconds(settings)),
                         RedisKeys.unitsBackChannel(), Objects.requireNonNullElse(warmer.generation(), ""))).toLong();
-    }
-
-    private long markerTtlSeconds() {
-        return Math.max(3600, settings.idempotencyTtl().toSeconds());
     }
 
     @Override
     public void apply(List<StockEvent> events) {
-        mirror(events);
+        eventMirror.apply(events);
     }
 
-    /** {@link #apply}; returns how many of the events are done with (mirrored, or moot). */
-    private int mirror(List<StockEvent> events) {
-        if (events.isEmpty()) {
-            return 0;
-        }
-        List<String> done = new ArrayList<>(events.size());
-        Instant moot = Timestamps.now().minus(COLD_EVENT_MOOT_AFTER);
-        long deadline = System.nanoTime() + applyBudget.toNanos();
-        for (StockEvent event : events) {
-            if (System.nanoTime() - deadline > 0) {
-                LOG.warnf("Redis is too slow to mirror more now (%d of %d event(s) done); the sweeper mirrors the rest",
-                        done.size(), events.size());
-                break;
-            }
-            try {
-                long applied = applyOne(event);
-                if (applied != COLD) {
-                    items.touch(event.sku);
-                    done.add(event.id);
-                    if (applied > 0 && event.kind != StockEvent.Kind.CONFIRMED) { // units back, or a new window
-                        unitsBack.learned(event.sku, applied); // this pod at once; the others by the message
-                    }
-                } else if (event.createdAt.isBefore(moot)) {
-                    done.add(event.id); // cold since: the next warm-up reads it from MySQL
-                } // else a warm-up may be under way from a snapshot before the commit: applied after it
-            } catch (RuntimeException e) {
-                LOG.warnf("Could not mirror %s of %s now; the sweeper retries: %s", event.kind, event.sku,
-                        e.toString());
-            }
-        }
-        if (!done.isEmpty()) {
-            try {
-                QuarkusTransaction.requiringNew().run(() -> StockEvent.delete("id in ?1", done));
-            } catch (RuntimeException e) {
-                LOG.warnf("Could not delete %d mirrored stock events (applying them again is harmless): %s",
-                        done.size(), e.toString());
-            }
-        }
-        return done.size();
-    }
-
-    /**
-     * Applies one event to the item's hot stock of this pod's generation. A hash of another generation counts as
-     * cold (-1: the event is kept): it is about to be rebuilt from a MySQL snapshot that may predate the event, so a
-     * change written into it would be lost with it. So does a hash whose item's lock is held: a pod is rebuilding it
-     * (a pod that has not taken up a new generation yet still finds the old one in the hash).
-     */
-    private long applyOne(StockEvent event) {
-        String sku = event.sku;
-        String generation = Objects.requireNonNullElse(warmer.generation(), "");
-        return switch (event.kind) {
-            case RESTOCKED -> scripts.restock.run(redis,
-                    List.of(RedisKeys.stock(sku), RedisKeys.event(sku, event.id), RedisKeys.lock(sku)),
-                    List.of(Integer.toString(event.quantity), event.id,
-                            Long.toString(markerTtlSeconds()),
-                            Long.toString(event.itemVersion), RedisKeys.unitsBackChannel(), generation)).toLong();
-            case SALE -> {
-                Item item = QuarkusTransaction.requiringNew().call(() -> Item.<Item>findById(sku));
-                yield item == null ? 0 : scripts.sale.run(redis, List.of(RedisKeys.stock(sku), RedisKeys.lock(sku)),
-                        List.of(SaleFields.millis(item.saleStartsAt), SaleFields.millis(item.saleEndsAt),
-                                SaleFields.flag(item.paused), Long.toString(item.version),
-                                RedisKeys.unitsBackChannel(), generation, SaleFields.flag(item.retired))).toLong();
-            }
-            case CONFIRMED, RETURNED -> scripts.transition.run(redis,
-                    List.of(RedisKeys.stock(sku), RedisKeys.users(sku), RedisKeys.held(sku), RedisKeys.lock(sku),
-                            RedisKeys.left(sku)),
-                    List.of(event.orderId, event.kind.name(), RedisKeys.unitsBackChannel(), generation)).toLong();
-        };
-    }
-
-    /**
-     * Applies events older than two watch intervals: their pod crashed between commit and mirror. Events of an item
-     * that is still cold stay until it is warmed or for {@code COLD_EVENT_MOOT_AFTER}, and are looked at again each
-     * sweep; only sweeps that mirrored something say so at INFO.
-     */
-    void sweep() {
-        Instant before = Timestamps.now().minus(settings.watchInterval().multipliedBy(2));
-        List<StockEvent> left = QuarkusTransaction.requiringNew().call(() -> StockEvent.recordedBefore(before, 500));
-        if (!left.isEmpty()) {
-            int done = mirror(left);
-            if (done > 0) {
-                LOG.infof("Mirrored %d stock event(s) left behind; %d left for a later sweep", done,
-                        left.size() - done);
-            } else {
-                LOG.debugf("%d stock event(s) left behind not mirrored yet (items cold)", left.size());
-            }
-        }
+    @Override
+    public void applyInForce(StockEvent event) {
+        eventMirror.applyInForce(event);
     }
 
     /** Nothing to do: the item's first purchase or availability read warms it, so an item never sold costs nothing. */

@@ -40,7 +40,7 @@ public class HotStockWatch {
     private final RedisDataSource redis;
     private final HotStockScripts scripts;
     private final HotStockWarmer warmer;
-    private final HotStockMirror mirror;
+    private final HotStockEvents events;
     private final ActiveItems items;
     private final PendingStream stream;
     private final FlashstockConfig.Lua settings;
@@ -56,13 +56,13 @@ public class HotStockWatch {
     /** When the quiet items were last reconciled (System.nanoTime). */
     private long lastReconcile;
 
-    HotStockWatch(RedisDataSource redis, HotStockScripts scripts, HotStockWarmer warmer, HotStockMirror mirror,
+    HotStockWatch(RedisDataSource redis, HotStockScripts scripts, HotStockWarmer warmer, HotStockEvents events,
             ActiveItems items, PendingStream stream, Inactive schedule, FlashstockConfig config,
             MeterRegistry registry) {
         this.redis = redis;
         this.scripts = scripts;
         this.warmer = warmer;
-        this.mirror = mirror;
+        this.events = events;
         this.items = items;
         this.stream = stream;
         this.settings = config.lua();
@@ -87,7 +87,7 @@ public class HotStockWatch {
                 items.refresh();
                 items.announceFailed();
             }
-            mirror.sweep();
+            events.sweep();
             long now = System.nanoTime();
             if (now - lastReconcile >= settings.reconcileAfterQuiet().toNanos() / 2) {
                 lastReconcile = now;

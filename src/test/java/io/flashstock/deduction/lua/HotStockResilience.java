@@ -815,6 +815,28 @@ abstract class HotStockResilience {
     }
 
     /**
+     * A pause answered while a pod rebuilds the item's hash (it holds the item's lock) is in force once answered: the
+     * answer waits for the lock, then applies the pause, so the next purchase is 409 sale-paused. Before, the pause was
+     * answered at once and left to the sweeper: purchases sold on until its round, after a 200 that said paused.
+     */
+    @Test
+    void aPauseAnsweredWhileTheItemIsRebuiltIsInForceOnceAnswered() throws Exception {
+        String sku = newSku("pause-rebuilding");
+        createItem(sku, 5, 0);
+        given().get("/items/" + sku + "/availability").then().statusCode(200); // warm
+        CompletableFuture<Integer> paused;
+        try (Lease rebuild = locks.acquire(sku, Duration.ofSeconds(30), Duration.ofSeconds(5))) {
+            paused = CompletableFuture.supplyAsync(() -> given().contentType("application/json")
+                    .body("{\"paused\":true}").put("/items/" + sku + "/sale").statusCode());
+            Thread.sleep(500); // the pause commits, then meets the rebuild's lock
+        }
+        assertEquals(200, paused.get(10, TimeUnit.SECONDS));
+        purchase(sku, "after-pause", 1, null).then().statusCode(409)
+                .body("type", org.hamcrest.Matchers.endsWith("sale-paused"));
+        assertCounters(sku, 5, 5, 0, 0);
+    }
+
+    /**
      * A stock set's undo gives nothing back once its event was applied, which only a committed event is: the change
      * landed. A stock set whose commit answer was lost meets this when a sweeper mirrored and deleted its event before
      * the lookup, which then finds no event and takes the change for one that did not land. Before, the undo gave the
