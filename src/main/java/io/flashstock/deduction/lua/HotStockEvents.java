@@ -78,10 +78,22 @@ class HotStockEvents {
      * Tries again every {@link #IN_FORCE_PAUSE} for up to {@link #IN_FORCE_WITHIN} while a rebuild holds the item's
      * lock: a hash rebuilt from a snapshot before the change would otherwise sell without it until the sweeper's
      * round. An item without hot stock (or of another generation) needs no wait: its next warm-up reads MySQL.
+     * <p>
+     * Each retry looks at the lock <em>before</em> it tries: a try that found the lock, followed by a look that no
+     * longer does, would leave the change out of the hash the rebuild just wrote. Looked at first, a lock gone means
+     * the rebuild's hash is there for the try, and a lock taken after the look belongs to a rebuild that reads MySQL
+     * after this commit.
      */
     void applyInForce(StockEvent event) {
+        if (mirror(List.of(event)) > 0) {
+            return;
+        }
         long deadline = System.nanoTime() + IN_FORCE_WITHIN.toNanos();
-        while (mirror(List.of(event)) == 0 && beingRebuilt(event.sku)) {
+        while (true) {
+            boolean rebuilding = beingRebuilt(event.sku);
+            if (mirror(List.of(event)) > 0 || !rebuilding) {
+                return;
+            }
             if (System.nanoTime() - deadline > 0 || !Backoff.sleep(IN_FORCE_PAUSE.toNanos())) {
                 LOG.warnf("%s of %s is committed but not in force in the hot stock yet; the sweeper applies it",
                         event.kind, event.sku);
