@@ -272,14 +272,29 @@ public class Availability {
         }
     }
 
-    /** The item's availability, loaded at most once per TTL in this pod (concurrent readers share one load). */
+    /**
+     * The item's availability, loaded at most once per TTL in this pod (concurrent readers share one load). May block
+     * (the load reads Redis or MySQL): {@link #remembered} is the part any thread may call.
+     */
     public AvailabilityView read(String sku) {
+        AvailabilityView known = remembered(sku);
+        return known != null ? known : view(sku, load(sku));
+    }
+
+    /**
+     * {@link #read} when it needs no load: the level loaded within the TTL, else null. 404 for a sku known missing.
+     * Never blocks: the event loop answers a storm of reads from here.
+     */
+    public AvailabilityView remembered(String sku) {
         if (knownMissing(sku)) {
             throw FlashstockException.itemNotFound(sku);
         }
         Entry entry = entries.get(sku);
-        StockLevel level = entry != null && entry.level() != null && System.nanoTime() - entry.loadedAt() <= ttlNanos
-                ? entry.level() : load(sku);
+        return entry != null && entry.level() != null && System.nanoTime() - entry.loadedAt() <= ttlNanos
+                ? view(sku, entry.level()) : null;
+    }
+
+    private static AvailabilityView view(String sku, StockLevel level) {
         if (level == StockLevel.NONE) {
             throw FlashstockException.itemNotFound(sku);
         }

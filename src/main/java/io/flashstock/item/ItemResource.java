@@ -4,7 +4,6 @@ import java.net.URI;
 
 import io.flashstock.access.Caller;
 import io.flashstock.access.Roles;
-import io.flashstock.config.FlashstockConfig;
 import io.flashstock.error.FlashstockException;
 import io.flashstock.web.InputRules;
 import io.flashstock.web.PageLinks;
@@ -19,10 +18,6 @@ import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.CacheControl;
-import jakarta.ws.rs.core.Context;
-import jakarta.ws.rs.core.EntityTag;
-import jakarta.ws.rs.core.Request;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriBuilder;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
@@ -42,15 +37,12 @@ public class ItemResource {
     private final ItemListing listing;
     private final MovementListing movements;
     private final Caller caller;
-    private final int maxAgeSeconds;
 
-    ItemResource(ItemService items, ItemListing listing, MovementListing movements, Caller caller,
-            FlashstockConfig config) {
+    ItemResource(ItemService items, ItemListing listing, MovementListing movements, Caller caller) {
         this.items = items;
         this.listing = listing;
         this.movements = movements;
         this.caller = caller;
-        this.maxAgeSeconds = (int) Math.min(1, config.availability().cacheTtl().toSeconds());
     }
 
     /** Creates an item with its initial stock: 201, or 409 {@code item-exists}. */
@@ -155,31 +147,6 @@ public class ItemResource {
         MovementPage page = movements.list(sku, after == null ? 0 : Long.parseLong(after), count);
         return PageLinks.page(page, page.next(), UriBuilder.fromPath("/items/{sku}/movements").resolveTemplate("sku",
                 sku), count);
-    }
-
-    /**
-     * What a buyer's page polls: available units and the sale's state, from memory or the hot stock (never a MySQL
-     * query per request). {@code ETag} and {@code Cache-Control: max-age}; {@code If-None-Match} → 304; an
-     * {@code If-Match} that names another state → 412 {@code version-mismatch}, a problem like every refusal (Quarkus
-     * REST's precondition answer has no body).
-     */
-    @GET
-    @Path("/{sku}/availability")
-    @RolesAllowed({ Roles.ADMIN, Roles.SHOP, Roles.BUYER, Roles.PAYMENT })
-    public Response availability(
-            @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
-            @Context Request request) {
-        AvailabilityView view = items.availability(sku);
-        EntityTag tag = new EntityTag(view.etag());
-        CacheControl cache = new CacheControl();
-        cache.setMaxAge(maxAgeSeconds);
-        cache.setNoTransform(false);
-        Response.ResponseBuilder conditional = request.evaluatePreconditions(tag);
-        Response answer = (conditional != null ? conditional : Response.ok(view)).tag(tag).cacheControl(cache).build();
-        if (answer.getStatus() == Response.Status.PRECONDITION_FAILED.getStatusCode()) {
-            throw FlashstockException.availabilityChanged(sku);
-        }
-        return answer;
     }
 
     /**

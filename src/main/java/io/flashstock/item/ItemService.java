@@ -86,11 +86,6 @@ public class ItemService {
         return mirror.current(stored);
     }
 
-    /** What a buyer's page polls: from memory or the hot stock, never a MySQL query per request. */
-    public AvailabilityView availability(String sku) {
-        return availability.read(sku);
-    }
-
     /**
      * Replaces the item's sale window; once committed, the mirror (redis-lua) sets it in the hot stock, and every
      * pod's availability forgets what it knew of the item. With {@code If-Match} (optional here, for compatibility),

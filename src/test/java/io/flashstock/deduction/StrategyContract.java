@@ -393,6 +393,9 @@ public abstract class StrategyContract extends LedgerContract {
         assertEquals(5, Db.orderCount(sku), "two cancelled orders and three reserved ones");
 
         assertProblem(given().get("/items/no-such-" + sku + "/availability"), 404, "item-not-found", "unknown sku");
+        Response badSku = given().urlEncodingEnabled(false).get("/items/bad%7Bsku%7D/availability");
+        assertProblem(badSku, 400, "invalid-request", "bad sku");
+        assertEquals("sku: " + io.flashstock.web.InputRules.SKU_MESSAGE, badSku.jsonPath().getString("detail"));
     }
 
     // ---- Sale window: judged at purchase by one clock for all pods ---------------------------------------------
@@ -953,6 +956,8 @@ public abstract class StrategyContract extends LedgerContract {
             assertRefused(call("POST", "/orders/" + orderId + "/cancel", null, token), 401, "unauthenticated",
                     what + ", cancel");
             assertRefused(call("GET", "/orders/" + orderId, null, token), 401, "unauthenticated", what + ", read");
+            assertRefused(call("GET", "/items/" + sku + "/availability", null, token), 401, "unauthenticated",
+                    what + ", availability");
         }
         assertEquals(404, call("GET", "/items/" + sku + "-x", null, ADMIN).status(), "nothing was created");
         assertCounters(sku, 5, 4, 1, 0);

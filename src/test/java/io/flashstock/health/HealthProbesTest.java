@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.agroal.api.AgroalDataSource;
 import io.flashstock.deduction.StrategyProfiles;
+import io.flashstock.item.Availability;
+import io.flashstock.testsupport.Shop;
 import io.flashstock.testsupport.LocalServersResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -22,7 +24,10 @@ import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
-/** The probes of a pod that is only busy: the orchestrator must neither restart it nor take it out of the Service. */
+/**
+ * A pod that is only busy: the orchestrator must neither restart it nor take it out of the Service, and what a sale's
+ * buyers poll most is still answered from memory.
+ */
 @QuarkusTest
 @TestProfile(StrategyProfiles.DbOptimistic.class)
 @WithTestResource(LocalServersResource.class)
@@ -34,6 +39,9 @@ class HealthProbesTest {
     @Inject
     AgroalDataSource pool;
 
+    @Inject
+    Availability availability;
+
     /**
      * Every worker thread busy (as purchases keep them in a sale): liveness still answers at once, from the event
      * loop. Before, its check waited for a worker like any plain health check, behind everything queued, and the
@@ -41,18 +49,9 @@ class HealthProbesTest {
      */
     @Test
     void livenessAnswersWhileEveryWorkerIsBusy() {
-        ExecutorService workers = Infrastructure.getDefaultWorkerPool();
         CountDownLatch release = new CountDownLatch(1);
         try {
-            for (int i = 0; i < BUSY_WORKERS; i++) {
-                workers.execute(() -> {
-                    try {
-                        release.await(20, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
-            }
+            occupy(Infrastructure.getDefaultWorkerPool(), release);
             long start = System.nanoTime();
             assertEquals(200, given().get("/q/health/live").statusCode());
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -63,9 +62,40 @@ class HealthProbesTest {
     }
 
     /**
-     * Every pooled connection busy (a sale on many items): MySQL itself answers, so readiness stays UP. Before, its
-     * check waited for a pooled connection, gave up after the acquisition timeout and took the pod out.
+     * Every worker thread busy: an availability read this pod remembers is answered at once, from the event loop,
+     * while one it must load waits for a worker. Before, every read waited for a worker like any blocking endpoint.
      */
+    @Test
+    void aRememberedAvailabilityAnswersWhileEveryWorkerIsBusy() {
+        String sku = "busy-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        Shop.createItem(sku, 5, 0);
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            occupy(Infrastructure.getDefaultWorkerPool(), release);
+            availability.read(sku); // remembered for availability.cache-ttl (1 s)
+            long start = System.nanoTime();
+            var answer = given().get("/items/" + sku + "/availability");
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertEquals(200, answer.statusCode(), answer.asString());
+            assertEquals(5, answer.jsonPath().getInt("available"));
+            assertTrue(millis < 1_000, "a remembered availability answered after " + millis + " ms");
+        } finally {
+            release.countDown();
+        }
+    }
+
+    private static void occupy(ExecutorService workers, CountDownLatch release) {
+        for (int i = 0; i < BUSY_WORKERS; i++) {
+            workers.execute(() -> {
+                try {
+                    release.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+    }
+
     /**
      * Readiness asked again and again (anyone may ask: it takes no token) opens MySQL connections of its own, one a
      * second at most, and adds none to the pool. Before the probe had a connection of its own, asking the pool for a
@@ -83,6 +113,10 @@ class HealthProbesTest {
                 "connections the pool created meanwhile: " + (pool.getMetrics().creationCount() - created));
     }
 
+    /**
+     * Every pooled connection busy (a sale on many items): MySQL itself answers, so readiness stays UP. Before, its
+     * check waited for a pooled connection, gave up after the acquisition timeout and took the pod out.
+     */
     @Test
     void readinessStaysUpWhileEveryPooledConnectionIsBusy() throws SQLException {
         List<Connection> taken = new ArrayList<>();

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.stream.IntStream;
 
 import io.flashstock.abuse.MadeUpSkus;
-import io.flashstock.item.ItemService;
+import io.flashstock.item.Availability;
 import io.flashstock.redis.RedisKeys;
 import io.flashstock.testsupport.Http;
 import io.flashstock.testsupport.InProcess;
@@ -34,8 +34,8 @@ import org.junit.jupiter.api.Test;
  * reads.
  * <p>
  * The storm: {@link #READS} made-up skus (200 in the gate, 3,000 in the full lane) read on {@value #THREADS} threads
- * through {@link ItemService#availability} (what the endpoint calls), then {@value #OVER_HTTP} more over HTTP with a
- * buyer token. Then, {@link #WAIT_MILLIS} later (1 s in the gate, 5 s in the full lane), on the Redis server of the
+ * through {@link Availability#read} (what the endpoint calls when memory cannot answer), then {@value #OVER_HTTP}
+ * more over HTTP with a buyer token. Then, {@link #WAIT_MILLIS} later (1 s in the gate, 5 s in the full lane), on the Redis server of the
  * class's own ({@link OwnRedisResource}, never the shared one):
  * <ul>
  * <li>no member of {@code fs:active} is a made-up sku (the old bug added one per made-up sku), and it has at most
@@ -71,7 +71,7 @@ class RedisLuaMadeUpReadsTest {
     static final int REAL_ITEMS = Lane.size(20, 40);
 
     @Inject
-    ItemService items;
+    Availability availability;
 
     @Inject
     ActiveItems activeItems;
@@ -125,7 +125,7 @@ class RedisLuaMadeUpReadsTest {
         String prefix = MadeUpSkus.prefix();
         long started = System.nanoTime();
         Map<String, Long> answers = MadeUpSkus.storm(READS, THREADS, i -> {
-            items.availability(MadeUpSkus.sku(prefix, i));
+            availability.read(MadeUpSkus.sku(prefix, i));
             return "ok";
         });
         String buyer = Tokens.bearer("ghost-reader", "buyer");
