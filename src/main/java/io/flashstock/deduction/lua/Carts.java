@@ -149,9 +149,10 @@ public class Carts {
      * then every line's entry leaves its item's stream. A cart MySQL refuses is ABORTED and its lines taken back: its
      * Idempotency-Key taken by another purchase, which Redis had forgotten, gives every line's units back; units MySQL
      * has not (Redis had stale, too high stock) leave Redis's stock for the line MySQL was short of, as a refused
-     * order's do, and come back for the others. Throws when MySQL cannot be reached: the entries stay, and the next
-     * relay round tries again. Once the cart is stored, a failure to remove its entries from Redis is left to the
-     * relays: the answer is the stored cart.
+     * order's do, and come back for the others. Throws when MySQL cannot be reached, or when the refusal cannot be
+     * recorded in Redis (the record stays COMMITTED): the entries stay, the lines keep their units, and the next relay
+     * round that meets one tries again. Once the cart is stored, a failure to remove its entries from Redis is left to
+     * the relays: the answer is the stored cart.
      */
     public PendingOrderWriter.CartWrite persist(CommittedCart cart) {
         Purchase purchase = new Purchase();
@@ -184,7 +185,7 @@ public class Carts {
                         written.outcome(), orders.size(), written.shortSku() == null ? ""
                                 : ", the units of " + written.shortSku() + " out of the hot stock");
                 // First: a relay meeting a line of the ABORTED cart takes it back, if this writer cannot, and drops
-                // the short line as this one would (the record names it).
+                // the short line as this one would (the record names it). Not recorded: nothing is taken back.
                 refused(cart, written.shortSku());
                 checkpoints.passed(Checkpoints.Step.CART_REFUSED);
                 for (CartLine line : cart.lines()) {
@@ -199,15 +200,20 @@ public class Carts {
 
     /**
      * MySQL refused the COMMITTED cart: ABORTED after all, its Idempotency-Key released, so that no replay answers 201
-     * with orders MySQL does not have and a retry runs anew. Its lines are given back after this.
+     * with orders MySQL does not have and a retry runs anew. Its lines are given back after this. Throws when Redis
+     * cannot record it: then the lines must not be given back, or the record would stay COMMITTED over lines nobody
+     * holds, and a retry with its key would be answered from it (a 201 replay of orders MySQL lacks in write-behind,
+     * 409 request-in-progress in write-through) for the key's life. Left COMMITTED with its lines, the cart is met
+     * again by a relay, refused by MySQL again, and aborted then.
      */
     private void refused(CommittedCart cart, String shortSku) {
         try {
             decide(cart.userId(), cart.purchaseId(), cart.idempotencyKey(), List.of("REFUSED", cart.purchaseId(),
                     Long.toString(abortedTtlSeconds), orEmpty(shortSku)));
         } catch (RuntimeException e) {
-            LOG.warnf("Refused cart %s is still recorded as COMMITTED (until its record expires): %s",
+            LOG.warnf("MySQL refused cart %s but Redis could not record it; its lines stay until a relay retries: %s",
                     cart.purchaseId(), e.toString());
+            throw e;
         }
     }
 

@@ -275,24 +275,35 @@ public class OrderRelay {
     /**
      * Persists entries this relay took; returns how many were decided (a full, decided batch: read on). Lines of carts
      * are never persisted alone: {@link Carts#resolve} persists the whole cart, gives the line back, or leaves it while
-     * its cart is undecided.
+     * its cart is undecided. A cart that fails (its record's shard failing) holds up neither the item's single orders
+     * nor its other carts: they are persisted first, then the failure ends the item's round (the next one retries).
      */
     private int persist(String sku, List<PendingOrder> taken, RelayTally tally) {
         if (taken.isEmpty()) {
             return 0;
         }
         int decided = 0;
+        RuntimeException cartFailed = null;
         List<PendingOrder> entries = new ArrayList<>(taken.size());
         for (PendingOrder entry : taken) {
             if (entry.cart() == null) {
                 entries.add(entry);
-            } else if (carts.resolve(entry)) {
-                decided++;
-            } else {
-                tally.unsettled(entry);
+                continue;
             }
+            try {
+                if (carts.resolve(entry)) {
+                    decided++;
+                    continue;
+                }
+            } catch (RuntimeException e) {
+                cartFailed = cartFailed == null ? e : cartFailed;
+            }
+            tally.unsettled(entry);
         }
         if (entries.isEmpty()) {
+            if (cartFailed != null) {
+                throw cartFailed;
+            }
             return decided;
         }
         PendingOrderWriter.Persisted result = writer.persist(sku, entries);
@@ -302,6 +313,9 @@ public class OrderRelay {
             if (!outcomes.containsKey(entry.orderId())) {
                 tally.unsettled(entry);
             }
+        }
+        if (cartFailed != null) {
+            throw cartFailed;
         }
         return decided + outcomes.size();
     }

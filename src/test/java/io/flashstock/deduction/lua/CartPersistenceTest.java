@@ -4,6 +4,7 @@ import static io.flashstock.testsupport.Api.given;
 import static io.flashstock.testsupport.Shop.createItem;
 import static io.flashstock.testsupport.Shop.newSku;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +12,7 @@ import java.sql.Connection;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +46,9 @@ class CartPersistenceTest {
 
     @Inject
     Carts carts;
+
+    @Inject
+    Crashes crashes;
 
     @Inject
     RedisDataSource redis;
@@ -214,11 +219,59 @@ class CartPersistenceTest {
      */
     @Test
     void aCartMySqlRefusesIsAbortedAndItsKeyReleased() {
-        String sku = newSku("cart-stale");
-        createItem(sku, 5, 0);
         String user = "stale-" + UUID.randomUUID().toString().substring(0, 8);
         String key = "stale-key";
         String purchaseId = UUID.randomUUID().toString();
+        CommittedCart cart = committedCartMySqlRefuses("cart-stale", user, key, purchaseId);
+
+        assertEquals(Outcome.SOLD_OUT, carts.persist(cart).outcome());
+        assertEquals(null, carts.committed(user, purchaseId), "answered as COMMITTED no more");
+        assertEquals("ABORTED", redis.hash(String.class).hget(RedisKeys.cart(user, purchaseId), "state"));
+        assertEquals(null, redis.value(String.class).get(RedisKeys.cartIdempotency(user, key)), "the key released");
+        assertEquals(0, Db.count("SELECT COUNT(*) FROM purchase WHERE id = ?", purchaseId));
+    }
+
+    /**
+     * A COMMITTED cart that MySQL refuses while its record cannot be written (its user's shard failing): nothing is
+     * taken back and the writer fails, so the relays meet its lines again; once the record can be written, the next
+     * writer is refused again and aborts it. Before, the lines were given back anyway and the record stayed
+     * COMMITTED for the key's life over lines nobody held: a retry with its key got a 201 replay of orders MySQL did
+     * not have (write-behind) or 409 request-in-progress (write-through).
+     */
+    @Test
+    void aCartRefusedWhileItsRecordCannotBeWrittenKeepsItsLinesUntilItIs() {
+        String user = "unrecorded-" + UUID.randomUUID().toString().substring(0, 8);
+        String key = "unrecorded-key";
+        String purchaseId = UUID.randomUUID().toString();
+        CommittedCart cart = committedCartMySqlRefuses("cart-unrecorded", user, key, purchaseId);
+
+        // The record's key holds a string for a moment: every script on it fails, as on a failing shard.
+        String record = RedisKeys.cart(user, purchaseId);
+        Map<String, String> fields = redis.hash(String.class).hgetall(record);
+        redis.key().del(record);
+        redis.value(String.class).set(record, "not a hash");
+        try {
+            assertThrows(RuntimeException.class, () -> carts.persist(cart), "a refusal Redis could not record");
+        } finally {
+            redis.key().del(record);
+            redis.hash(String.class).hset(record, fields);
+        }
+        assertEquals(purchaseId + " fp", redis.value(String.class).get(RedisKeys.cartIdempotency(user, key)),
+                "the key still held by the cart");
+
+        assertEquals(Outcome.SOLD_OUT, carts.persist(cart).outcome(), "the relay's next try");
+        assertEquals("ABORTED", redis.hash(String.class).hget(record, "state"));
+        assertEquals(null, redis.value(String.class).get(RedisKeys.cartIdempotency(user, key)), "the key released");
+        assertEquals(0, Db.count("SELECT COUNT(*) FROM purchase WHERE id = ?", purchaseId));
+    }
+
+    /**
+     * A one-line cart of a new item, COMMITTED in Redis, whose item MySQL has no units of any more (as after a
+     * failover to a replica that missed writes): every writer is refused SOLD_OUT.
+     */
+    private CommittedCart committedCartMySqlRefuses(String prefix, String user, String key, String purchaseId) {
+        String sku = newSku(prefix);
+        createItem(sku, 5, 0);
         assertEquals("OK", carts.open(new CartCommand(user, List.of(new CartCommand.Line(sku, 1)), key, "fp"),
                 purchaseId).reply());
         Instant created = Instant.now().truncatedTo(ChronoUnit.SECONDS);
@@ -226,12 +279,53 @@ class CartPersistenceTest {
                 List.of(new CartLine(sku, 1, UUID.randomUUID().toString(), "1-0", "e")));
         assertEquals(Carts.State.COMMITTED, carts.commit(cart));
         assertEquals(1, Db.update("UPDATE item SET available = 0, stock = 0 WHERE sku = ?", sku));
+        return cart;
+    }
 
-        assertEquals(Outcome.SOLD_OUT, carts.persist(cart).outcome());
-        assertEquals(null, carts.committed(user, purchaseId), "answered as COMMITTED no more");
-        assertEquals("ABORTED", redis.hash(String.class).hget(RedisKeys.cart(user, purchaseId), "state"));
-        assertEquals(null, redis.value(String.class).get(RedisKeys.cartIdempotency(user, key)), "the key released");
-        assertEquals(0, Db.count("SELECT COUNT(*) FROM purchase WHERE id = ?", purchaseId));
+    /**
+     * A cart whose record cannot be read (its user's shard failing) holds up no single order of the same item: the
+     * relay persists the item's other entries and leaves the cart's line for a later round. Before, the cart's failure
+     * ended the item's round before any of them, so every order of the item waited for that user's shard.
+     */
+    @Test
+    void aCartWhoseRecordFailsHoldsUpNoOtherOrderOfItsItem() throws Exception {
+        String sku = newSku("cart-failing");
+        createItem(sku, 5, 0);
+        String user = "failing-" + UUID.randomUUID().toString().substring(0, 8);
+        crashes.holdAt(Checkpoints.Step.CART_FIRST_LINE);
+        CompletableFuture<Integer> cart = CompletableFuture.supplyAsync(() -> given().contentType(ContentType.JSON)
+                .body("{\"userId\":\"" + user + "\",\"lines\":[{\"sku\":\"" + sku + "\",\"quantity\":1}]}")
+                .post("/purchases").statusCode());
+        String record = null;
+        Map<String, String> fields = null;
+        try {
+            assertTrue(crashes.awaitHeld(10_000), "the cart's first line reserved");
+            List<String> records = InProcess.redisKeys(RedisKeys.cart(user, "*"));
+            assertEquals(1, records.size(), records.toString());
+            record = records.get(0);
+            fields = redis.hash(String.class).hgetall(record);
+            // The record's key holds a string: every script on it fails, as on a failing shard.
+            redis.key().del(record);
+            redis.value(String.class).set(record, "not a hash");
+
+            String single = io.flashstock.testsupport.Shop.buy(sku, "single-" + user, 1);
+            assertTrue(io.flashstock.testsupport.Pause.until(
+                    () -> Db.count("SELECT COUNT(*) FROM purchase_order WHERE id = ?", single) == 1, 10_000),
+                    "the single order persisted by the relay while the cart's record fails");
+        } finally {
+            if (record != null) {
+                redis.key().del(record);
+                redis.hash(String.class).hset(record, fields);
+                redis.key().expire(record, 600);
+            }
+            crashes.release();
+        }
+        int answer = cart.get(30, TimeUnit.SECONDS);
+        int held = answer == 201 ? 2 : 1; // the cart went on once its record was back, or was given up
+        assertTrue(io.flashstock.testsupport.Pause.until(() -> Db.count(
+                "SELECT COUNT(*) FROM item WHERE sku = ? AND available = ? AND reserved = ?", sku, 5 - held, held) == 1
+                && String.valueOf(5 - held).equals(redis.hash(String.class).hget(RedisKeys.stock(sku), "available")),
+                15_000), "cart answered " + answer + ": " + held + " unit(s) held in MySQL and Redis");
     }
 
     /**
