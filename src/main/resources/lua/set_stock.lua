@@ -1,5 +1,5 @@
 -- redis-lua: the hot-stock half of a stock set that lowers an item's stock (PUT /items/{sku}/stock; the protocol is
--- in ItemService.setStock). Run by the pod that sets the stock, inside its MySQL transaction, which holds the item's
+-- in StockSets.setStock). Run by the pod that sets the stock, inside its MySQL transaction, which holds the item's
 -- row lock and has recorded the change as a RESTOCKED stock event of a negative quantity (ARGV[3] units fewer).
 -- KEYS[1] stock hash   KEYS[2] fs:{sku}:event:<eventId> marker: set to 'taken' when the units are taken, so that
 --         restock.lua, applying the event after the commit, takes nothing again; restock.lua sets it to 'applied'

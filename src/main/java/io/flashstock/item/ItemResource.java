@@ -34,12 +34,15 @@ import org.jboss.resteasy.reactive.RestQuery;
 public class ItemResource {
 
     private final ItemService items;
+    private final StockSets stockSets;
     private final ItemListing listing;
     private final MovementListing movements;
     private final Caller caller;
 
-    ItemResource(ItemService items, ItemListing listing, MovementListing movements, Caller caller) {
+    ItemResource(ItemService items, StockSets stockSets, ItemListing listing, MovementListing movements,
+            Caller caller) {
         this.items = items;
+        this.stockSets = stockSets;
         this.listing = listing;
         this.movements = movements;
         this.caller = caller;
@@ -90,7 +93,7 @@ public class ItemResource {
             @RestPath @Pattern(regexp = InputRules.SKU, message = InputRules.SKU_MESSAGE) String sku,
             @RestHeader(IfMatch.HEADER) String ifMatch,
             @NotNull(message = "a JSON body is required") @Valid SetStockRequest request) {
-        return tagged(items.setStock(sku, request.stock(), IfMatch.parse(ifMatch), caller.actor()));
+        return tagged(stockSets.setStock(sku, request.stock(), IfMatch.parse(ifMatch), caller.actor()));
     }
 
     /**

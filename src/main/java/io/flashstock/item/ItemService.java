@@ -15,10 +15,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.PersistenceException;
 
 /**
- * Creates, reads, restocks, sets the stock of and retires items in MySQL. Restock is a relative update: it never loses
- * a concurrent sale; a stock set and a retirement are guarded by the item's version (If-Match). Each of these admin
- * actions appends its movement ({@link Ledger}) in its own transaction with the {@code actor} it is given (the
- * caller's token subject), also when it moves no counter (a sale window, a retirement, a stock set to the same stock).
+ * Creates, reads, restocks and retires items in MySQL, and sets their sale windows ({@link StockSets} sets their
+ * stock). Restock is a relative update: it never loses a concurrent sale; a retirement is guarded by the item's
+ * version (If-Match). Each of these admin actions appends its movement ({@link Ledger}) in its own transaction with the
+ * {@code actor} it is given (the caller's token subject), also when it moves no counter (a sale window, a retirement).
  */
 @ApplicationScoped
 public class ItemService {
@@ -137,138 +137,16 @@ public class ItemService {
     }
 
     /**
-     * Sets the item's stock to {@code stock} if it is at a version {@code ifMatch} names: 428 without If-Match, 412
-     * {@code version-mismatch} when stale, 409 {@code stock-below-committed} when reserved + sold units pass
-     * {@code stock}; else available becomes {@code stock - reserved - sold}. A purchase racing the change never makes
-     * available negative and is never lost.
-     *
-     * <p>The protocol. In one MySQL transaction: lock the item's row ({@link Item#lockForChange}), check the version
-     * and MySQL's reserved + sold, then the conditional update ({@link Item#setStock}: {@code WHERE version = ? AND
-     * reserved + sold <= N}, bumping the version). MySQL strategies decide purchases on that row, so the lock and the
-     * condition are the whole check. redis-lua decides purchases in the Redis hot stock, whose reserved + sold run
-     * ahead of MySQL's (write-behind: orders still in the streams; both modes: a confirm or cancel committed in MySQL
-     * and not yet mirrored only lowers MySQL's), so MySQL's check alone could pass a stock that Redis has sold past.
-     * There the change goes in as a stock event of {@code delta = N - old stock} (the kind of a restock: a change of
-     * stock and available, which commutes with restocks and purchases) and:
-     * <ul>
-     * <li>a lowering takes {@code -delta} available units in the hot stock <em>inside</em> the transaction, under the
-     * row lock ({@link StockMirror#take}, {@code lua/set_stock.lua}): the check {@code available >= -delta} is made
-     * by Redis, atomically with every purchase, on its own counters (pending orders included). Short: 409, the
-     * transaction rolls back, nothing was taken. Taken: commit; applying the event afterwards adds nothing (its
-     * marker is set). If the commit does not land (rolled back, or a lost commit that MySQL shows did not land), the
-     * units are given back ({@link StockMirror#untake}); if nobody can tell (outcome-unknown), they stay taken: the
-     * hot stock sells fewer units, never more, until the reconciliation corrects it from MySQL. While a take waits for
-     * its commit, the reconciliation leaves the item alone ({@code taking} field).</li>
-     * <li>a raise is applied after the commit, like a restock ({@code lua/restock.lua}, once, newest snapshot
-     * aware): until then purchases are decided on the old, lower stock, which is safe.</li>
-     * </ul>
-     * The hot stock is warmed before the row is locked, so the take finds it; a take that finds it cold anyway is 503
-     * (nothing changed). Answers the item with the counters purchases are decided on.
-     */
-    public ItemView setStock(String sku, int stock, IfMatch ifMatch, String actor) {
-        IfMatch.required(ifMatch, sku);
-        if (mirror.level(sku) == StockLevel.NONE) { // redis-lua: the hot stock is warm before the row is locked
-            throw FlashstockException.itemNotFound(sku);
-        }
-        LostCommit<ItemView> commit = LostCommit.perAttempt();
-        StockEvent[] taken = new StockEvent[1];
-        Changed set;
-        try {
-            set = QuarkusTransaction.requiringNew().call(() -> {
-                commit.attempt();
-                Instant now = Timestamps.now();
-                Item.Locked locked = lockForChange(sku);
-                ifMatch.check(sku, locked.version());
-                if (locked.committed() > stock || Item.setStock(sku, stock, locked.version(), now) == 0) {
-                    throw FlashstockException.stockBelowCommitted(sku, stock, locked.committed());
-                }
-                int delta = stock - locked.stock();
-                Ledger.record(Ledger.Entry.stock(sku, Ledger.Kind.STOCK_SET, delta, null, actor));
-                StockEvent event = delta == 0 ? null
-                        : mirror.record(StockEvent.Kind.RESTOCKED, sku, null, delta, now);
-                if (event != null && delta < 0) {
-                    // Before the call: a take whose answer is lost may have taken, and the undo gives back only what
-                    // a take took (once), so a failure is settled as if it had.
-                    taken[0] = event;
-                    switch (mirror.take(event)) {
-                        case SHORT -> {
-                            taken[0] = null;
-                            throw FlashstockException.stockBelowCommitted(sku, stock, -1);
-                        }
-                        case COLD -> {
-                            taken[0] = null;
-                            throw new UnavailableException(
-                                    "The hot stock of this item is not ready; nothing was changed, try again.");
-                        }
-                        case TAKEN -> {
-                        }
-                    }
-                }
-                Changed changed = new Changed(ItemView.of(find(sku)), event, false);
-                commit.committing(event == null ? LostCommit.Landing.unknown()
-                        : LostCommit.Landing.lookedUp("stock set " + event.id,
-                                () -> StockEvent.committed(event.id) ? ItemView.of(find(sku)) : null,
-                                after -> after)); // committed: the stock-event sweeper mirrors it
-                return changed; // what follows is its commit
-            });
-        } catch (RuntimeException e) {
-            return settleStockSet(commit, taken[0], e);
-        }
-        return mirror.current(mirrored(set));
-    }
-
-    /**
-     * After the commit of a change: mirrors its stock event (redis-lua) and makes every pod's availability forget
-     * what it knew of the item. The item as MySQL committed it.
-     */
-    private ItemView mirrored(Changed change) {
-        if (change.event() != null) {
-            mirror.apply(List.of(change.event()));
-        }
-        return forgotten(change);
-    }
-
-    /**
-     * {@link #mirrored} of a change that purchases must see once it is answered (a pause, a sale window, a retire):
-     * a moment's obstacle in the hot stock (a rebuild under way) is waited out before the answer.
+     * After the commit of a change that purchases must see once it is answered (a pause, a sale window, a retire):
+     * mirrors its stock event (redis-lua), waiting out a moment's obstacle in the hot stock (a rebuild under way), and
+     * makes every pod's availability forget what it knew of the item. The item as MySQL committed it.
      */
     private ItemView inForce(Changed change) {
         if (change.event() != null) {
             mirror.applyInForce(change.event());
         }
-        return forgotten(change);
-    }
-
-    private ItemView forgotten(Changed change) {
         availability.changed(change.item().sku(), change.item().version());
         return change.item();
-    }
-
-    /**
-     * The answer of a stock set whose transaction failed: units taken in the hot stock are given back when the change
-     * did not land, and kept when it did or when nobody can tell (then fewer units sell, never more).
-     */
-    private ItemView settleStockSet(LostCommit<ItemView> commit, StockEvent taken, RuntimeException failure) {
-        if (taken == null) {
-            return commit.settle(failure);
-        }
-        if (!commit.lost(failure)) {
-            mirror.untake(taken); // rolled back
-            throw failure;
-        }
-        try {
-            return commit.settle(failure);
-        } catch (UnavailableException notLanded) {
-            if (mirror.untake(taken)) {
-                // The lookup missed the event because a sweeper had mirrored it, which only a committed one is.
-                try {
-                    return QuarkusTransaction.requiringNew().call(() -> ItemView.of(find(taken.sku)));
-                } catch (RuntimeException unread) {
-                    throw FlashstockException.outcomeUnknown(unread); // landed, but the item cannot be read now
-                }
-            }
-            throw notLanded;
-        }
     }
 
     /** The item after a restock, and whether it repeats an earlier restock with the same Idempotency-Key. */
@@ -351,7 +229,7 @@ public class ItemService {
     }
 
     /** The item's row, locked for a versioned change; 404 for an unknown item. */
-    private static Item.Locked lockForChange(String sku) {
+    static Item.Locked lockForChange(String sku) {
         Item.Locked locked = Item.lockForChange(sku);
         if (locked == null) {
             throw FlashstockException.itemNotFound(sku);
@@ -359,7 +237,8 @@ public class ItemService {
         return locked;
     }
 
-    private static Item find(String sku) {
+    /** The item; 404 for an unknown item. */
+    static Item find(String sku) {
         Item item = Item.findById(sku);
         if (item == null) {
             throw FlashstockException.itemNotFound(sku);

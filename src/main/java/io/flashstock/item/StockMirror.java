@@ -15,7 +15,7 @@ import io.flashstock.support.KeyFilter;
  * between leaves the rows behind, and the mirror's sweeper applies them. Applying is idempotent. The one change that
  * cannot wait for the commit is a stock set that lowers the stock: the copy decides purchases on counters of its own,
  * so {@link #take} checks and takes the units there inside the transaction, and {@link #untake} gives them back if it
- * does not commit ({@code ItemService.setStock}).
+ * does not commit ({@code StockSets.setStock}).
  */
 public interface StockMirror {
 
