@@ -25,7 +25,7 @@ import org.hibernate.Session;
  *
  * <p>Every caller of a counter change also appends its movement to the ledger ({@link Ledger}) in the same
  * transaction, so that an item's sums of deltas stay equal to its counters: the order writers (reserve), the order
- * moves (confirm, cancel), the expiry job, and {@code ItemService} (created, restock, stock-set).
+ * moves (confirm, cancel), the expiry job, {@code ItemService} (created, restock) and {@code StockSets} (stock-set).
  */
 @Entity
 @Table(name = "item")

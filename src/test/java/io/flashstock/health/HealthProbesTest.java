@@ -33,8 +33,15 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(LocalServersResource.class)
 class HealthProbesTest {
 
-    /** More than the default worker pool's threads (200 on this machine's core count). */
-    private static final int BUSY_WORKERS = 260;
+    /**
+     * More than the worker pool's threads: {@code quarkus.thread-pool.max-threads}, by default the larger of 200 and
+     * 8 per core (Quarkus's default), so that every worker is busy on any machine.
+     */
+    private static int busyWorkers() {
+        return org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getOptionalValue("quarkus.thread-pool.max-threads", Integer.class)
+                .orElse(Math.max(200, 8 * Runtime.getRuntime().availableProcessors())) + 60;
+    }
 
     @Inject
     AgroalDataSource pool;
@@ -85,7 +92,7 @@ class HealthProbesTest {
     }
 
     private static void occupy(ExecutorService workers, CountDownLatch release) {
-        for (int i = 0; i < BUSY_WORKERS; i++) {
+        for (int i = 0, busy = busyWorkers(); i < busy; i++) {
             workers.execute(() -> {
                 try {
                     release.await(20, TimeUnit.SECONDS);

@@ -181,12 +181,12 @@ public class Carts {
                 }
             }
             default -> {
-                LOG.warnf("Cart %s was refused by MySQL (%s); its %d line(s) are taken back%s", cart.purchaseId(),
-                        written.outcome(), orders.size(), written.shortSku() == null ? ""
-                                : ", the units of " + written.shortSku() + " out of the hot stock");
                 // First: a relay meeting a line of the ABORTED cart takes it back, if this writer cannot, and drops
                 // the short line as this one would (the record names it). Not recorded: nothing is taken back.
                 refused(cart, written.shortSku());
+                LOG.warnf("Cart %s was refused by MySQL (%s); its %d line(s) are taken back%s", cart.purchaseId(),
+                        written.outcome(), orders.size(), written.shortSku() == null ? ""
+                                : ", the units of " + written.shortSku() + " out of the hot stock");
                 checkpoints.passed(Checkpoints.Step.CART_REFUSED);
                 for (CartLine line : cart.lines()) {
                     takeBack(line.sku(), line.orderId(), line.entryId(), written.shortSku());

@@ -244,7 +244,9 @@ public class OrderRelay {
     /**
      * Persists the item's entries this relay takes: those it holds, new ones (write-behind), idle ones. Returns whether
      * it decided every entry it took and read until none was left: false when an entry stays undecided (a line of a
-     * cart still PENDING, an order MySQL failed for alone), which also ends the reading.
+     * cart still PENDING, an order MySQL failed for alone), which also ends the reading. A cart that failed (its
+     * record's shard failing) is left like a PENDING one, and its failure thrown once the item's idle entries were
+     * claimed too, so the round counts the item as failed without holding up its other entries.
      */
     private boolean item(String sku, boolean everything, RelayTally tally) {
         if (stream.isEmpty(sku)) {
@@ -253,6 +255,7 @@ public class OrderRelay {
         int count = settings.relayBatchSize();
         boolean readNew = writeBehind || everything;
         boolean whole = true;
+        RuntimeException[] cartFailed = new RuntimeException[1];
         int decided;
         do {
             // What this relay holds already (a round that failed before settling), topped up with new entries.
@@ -260,30 +263,33 @@ public class OrderRelay {
             if (readNew && batch.size() < count) {
                 batch.addAll(stream.readNew(sku, consumer(), count - batch.size()));
             }
-            decided = persist(sku, batch, tally);
+            decided = persist(sku, batch, tally, cartFailed);
             whole &= decided == batch.size();
         } while (decided == count && readNew);
         long minIdle = everything ? 0 : settings.claimAfter().toMillis();
         do { // a full, decided batch: there may be more
             List<PendingOrder> claimed = stream.claimIdle(sku, consumer(), minIdle, count);
-            decided = persist(sku, claimed, tally);
+            decided = persist(sku, claimed, tally, cartFailed);
             whole &= decided == claimed.size();
         } while (decided == count);
+        if (cartFailed[0] != null) {
+            throw cartFailed[0];
+        }
         return whole;
     }
 
     /**
      * Persists entries this relay took; returns how many were decided (a full, decided batch: read on). Lines of carts
      * are never persisted alone: {@link Carts#resolve} persists the whole cart, gives the line back, or leaves it while
-     * its cart is undecided. A cart that fails (its record's shard failing) holds up neither the item's single orders
-     * nor its other carts: they are persisted first, then the failure ends the item's round (the next one retries).
+     * its cart is undecided. A cart that fails (its record's shard failing) is left undecided, its failure kept in
+     * {@code cartFailed} (the first of the item's round), and holds up neither the item's single orders nor its other
+     * carts.
      */
-    private int persist(String sku, List<PendingOrder> taken, RelayTally tally) {
+    private int persist(String sku, List<PendingOrder> taken, RelayTally tally, RuntimeException[] cartFailed) {
         if (taken.isEmpty()) {
             return 0;
         }
         int decided = 0;
-        RuntimeException cartFailed = null;
         List<PendingOrder> entries = new ArrayList<>(taken.size());
         for (PendingOrder entry : taken) {
             if (entry.cart() == null) {
@@ -296,14 +302,11 @@ public class OrderRelay {
                     continue;
                 }
             } catch (RuntimeException e) {
-                cartFailed = cartFailed == null ? e : cartFailed;
+                cartFailed[0] = cartFailed[0] == null ? e : cartFailed[0];
             }
             tally.unsettled(entry);
         }
         if (entries.isEmpty()) {
-            if (cartFailed != null) {
-                throw cartFailed;
-            }
             return decided;
         }
         PendingOrderWriter.Persisted result = writer.persist(sku, entries);
@@ -313,9 +316,6 @@ public class OrderRelay {
             if (!outcomes.containsKey(entry.orderId())) {
                 tally.unsettled(entry);
             }
-        }
-        if (cartFailed != null) {
-            throw cartFailed;
         }
         return decided + outcomes.size();
     }

@@ -258,8 +258,11 @@ class CartPersistenceTest {
         }
         assertEquals(purchaseId + " fp", redis.value(String.class).get(RedisKeys.cartIdempotency(user, key)),
                 "the key still held by the cart");
+        String stream = RedisKeys.orders(cart.lines().get(0).sku());
+        assertEquals(1, redis.stream(String.class).xlen(stream), "the line not taken back");
 
         assertEquals(Outcome.SOLD_OUT, carts.persist(cart).outcome(), "the relay's next try");
+        assertEquals(0, redis.stream(String.class).xlen(stream), "the line taken back");
         assertEquals("ABORTED", redis.hash(String.class).hget(record, "state"));
         assertEquals(null, redis.value(String.class).get(RedisKeys.cartIdempotency(user, key)), "the key released");
         assertEquals(0, Db.count("SELECT COUNT(*) FROM purchase WHERE id = ?", purchaseId));
@@ -267,16 +270,19 @@ class CartPersistenceTest {
 
     /**
      * A one-line cart of a new item, COMMITTED in Redis, whose item MySQL has no units of any more (as after a
-     * failover to a replica that missed writes): every writer is refused SOLD_OUT.
+     * failover to a replica that missed writes): every writer is refused SOLD_OUT. Its line's entry is in the item's
+     * stream until the line is taken back.
      */
     private CommittedCart committedCartMySqlRefuses(String prefix, String user, String key, String purchaseId) {
         String sku = newSku(prefix);
         createItem(sku, 5, 0);
         assertEquals("OK", carts.open(new CartCommand(user, List.of(new CartCommand.Line(sku, 1)), key, "fp"),
                 purchaseId).reply());
+        redis.execute("XGROUP", "CREATE", RedisKeys.orders(sku), "relay", "0", "MKSTREAM"); // as purchase_rules.lua
+        String entry = redis.stream(String.class).xadd(RedisKeys.orders(sku), Map.of("test", "line"));
         Instant created = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         CommittedCart cart = new CommittedCart(purchaseId, user, key, "fp", created, created.plusSeconds(600),
-                List.of(new CartLine(sku, 1, UUID.randomUUID().toString(), "1-0", "e")));
+                List.of(new CartLine(sku, 1, UUID.randomUUID().toString(), entry, "e")));
         assertEquals(Carts.State.COMMITTED, carts.commit(cart));
         assertEquals(1, Db.update("UPDATE item SET available = 0, stock = 0 WHERE sku = ?", sku));
         return cart;
