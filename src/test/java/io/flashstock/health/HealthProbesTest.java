@@ -56,13 +56,32 @@ class HealthProbesTest {
      */
     @Test
     void livenessAnswersWhileEveryWorkerIsBusy() {
+        probeWhileEveryWorkerIsBusy("/q/health/live");
+    }
+
+    /**
+     * Every worker thread busy: readiness still answers at once, with the graceful-shutdown check flashstock's own.
+     * Before, Quarkus's graceful-shutdown check (a plain health check) waited for a worker, the probe waited 20 s
+     * here, and the kubelet would have taken a pod that was only busy out of the Service.
+     */
+    @Test
+    void readinessAnswersWhileEveryWorkerIsBusy() {
+        List<String> checks = probeWhileEveryWorkerIsBusy("/q/health/ready").jsonPath().getList("checks.name");
+        assertTrue(checks.contains("graceful-shutdown") && !checks.contains("Graceful Shutdown"),
+                "the graceful-shutdown check is flashstock's: " + checks);
+    }
+
+    /** Asks a probe while every worker is busy: it must answer 200 within 2 s. */
+    private static io.restassured.response.Response probeWhileEveryWorkerIsBusy(String path) {
         CountDownLatch release = new CountDownLatch(1);
         try {
             occupy(Infrastructure.getDefaultWorkerPool(), release);
             long start = System.nanoTime();
-            assertEquals(200, given().get("/q/health/live").statusCode());
+            var answer = given().get(path);
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            assertTrue(millis < 2_000, "liveness answered after " + millis + " ms");
+            assertEquals(200, answer.statusCode(), answer.asString());
+            assertTrue(millis < 2_000, path + " answered after " + millis + " ms");
+            return answer;
         } finally {
             release.countDown();
         }

@@ -94,6 +94,21 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
+    /** Asks the process to stop ({@code SIGTERM}, as the kubelet does), without waiting for it. */
+    public void terminate() {
+        process.destroy();
+    }
+
+    /** Whether the process has exited, waiting at most {@code within}. */
+    public boolean exits(Duration within) {
+        try {
+            return process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     /** Starts the service again on the same port and waits until it is ready. */
     public void restart() {
         launch();
