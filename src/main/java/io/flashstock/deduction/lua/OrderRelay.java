@@ -1,10 +1,7 @@
 package io.flashstock.deduction.lua;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -14,7 +11,6 @@ import java.util.function.ObjLongConsumer;
 import java.util.function.Predicate;
 
 import io.flashstock.config.FlashstockConfig;
-import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
 import io.flashstock.error.UnavailableException;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,13 +25,11 @@ import org.jboss.logging.Logger;
  * {@link PendingOrderWriter} skips orders already there, and a stream entry is removed only after its order
  * committed. A crash anywhere in between leaves the entry, and the next round persists it (or finds it present).
  *
- * <p>Which entries a pod's relay takes, always through the stream's consumer group (so that what one consumer holds,
- * no other persists or takes back): first those it holds already (a round that failed before settling); in
- * write-behind, new entries, as soon as a purchase wakes it, in batches of {@code flashstock.lua.relay-batch-size};
- * in both modes, entries held unsettled for {@code flashstock.lua.claim-after} by Redis's clock, whoever held them:
- * its pod crashed, or its write-through request died before persisting it. {@link #drain} and
- * {@link #drainForReaders} take everything of one item at once (a hot stock about to be rebuilt; an order looked up
- * right after its 201, or a listing: {@link RecentOrders}).
+ * <p>This class decides when and which items: a thread of its own wakes on a purchase (write-behind) or every
+ * {@code flashstock.lua.relay-interval}, relays the items bought through this pod and, once a second, every item with
+ * work; one round or drain at a time. Which entries of an item a pod's relay takes, and their persisting, is
+ * {@link ItemRelay}'s. {@link #drain} and {@link #drainForReaders} take everything of one item at once (a hot stock
+ * about to be rebuilt; an order looked up right after its 201, or a listing: {@link RecentOrders}).
  *
  * <p>Metrics: {@code flashstock.relay.pending} (entries seen unpersisted in the last round),
  * {@code flashstock.relay.lag} (age of the oldest, seconds);
@@ -48,14 +42,9 @@ public class OrderRelay {
     /** How often a relay looks at every item with work, not only those bought through its pod. */
     static final Duration FULL_ROUND = Duration.ofSeconds(1);
 
-    private final PendingStream stream;
-    private final PendingOrderWriter writer;
+    private final ItemRelay itemRelay;
     private final FlashstockConfig.Lua settings;
-    private final PodIdentity pod;
     private final ActiveItems items;
-    private final Carts carts;
-    private final RelaySettler settler;
-    private final boolean writeBehind;
     /** When the last round over every item with work ran (System.nanoTime). */
     private long lastFullRound;
     /** One round or drain at a time; a lookup waits for it only so long. */
@@ -66,16 +55,10 @@ public class OrderRelay {
     private volatile Thread thread;
     private volatile boolean stopping;
 
-    OrderRelay(PendingStream stream, PendingOrderWriter writer, PodIdentity pod, ActiveItems items, Carts carts,
-            RelaySettler settler, FlashstockConfig config, MeterRegistry registry) {
-        this.stream = stream;
-        this.settler = settler;
-        this.carts = carts;
+    OrderRelay(ItemRelay itemRelay, ActiveItems items, FlashstockConfig config, MeterRegistry registry) {
+        this.itemRelay = itemRelay;
         this.items = items;
-        this.writer = writer;
-        this.pod = pod;
         this.settings = config.lua();
-        this.writeBehind = settings.persistence() == FlashstockConfig.Persistence.WRITE_BEHIND;
         Gauge.builder("flashstock.relay.pending", pending, AtomicLong::get)
                 .description("Pending orders seen not yet in MySQL in the relay's last round").register(registry);
         Gauge.builder("flashstock.relay.lag", oldestMillis,
@@ -132,7 +115,7 @@ public class OrderRelay {
             for (String sku : skus) {
                 if (due.test(sku)) {
                     long started = System.nanoTime();
-                    if (item(sku, true, new RelayTally())) {
+                    if (itemRelay.relay(sku, true, new RelayTally())) {
                         whole.accept(sku, started);
                     }
                 }
@@ -194,7 +177,7 @@ public class OrderRelay {
     public void drain(String sku) {
         rounds.lock();
         try {
-            item(sku, true, new RelayTally());
+            itemRelay.relay(sku, true, new RelayTally());
         } finally {
             rounds.unlock();
         }
@@ -220,7 +203,7 @@ public class OrderRelay {
         try {
             for (String sku : due) {
                 try {
-                    item(sku, false, tally);
+                    itemRelay.relay(sku, false, tally);
                 } catch (RuntimeException e) {
                     // One item's failure (MySQL down, or an item MySQL no longer has) must not hold up the others:
                     // its entries stay pending, and the next round tries again.
@@ -239,89 +222,6 @@ public class OrderRelay {
             pending.set(tally.unsettled());
             oldestMillis.set(tally.oldestMillis());
         }
-    }
-
-    /**
-     * Persists the item's entries this relay takes: those it holds, new ones (write-behind), idle ones. Returns whether
-     * it decided every entry it took and read until none was left: false when an entry stays undecided (a line of a
-     * cart still PENDING, an order MySQL failed for alone), which also ends the reading. A cart that failed (its
-     * record's shard failing) is left like a PENDING one, and its failure thrown once the item's idle entries were
-     * claimed too, so the round counts the item as failed without holding up its other entries.
-     */
-    private boolean item(String sku, boolean everything, RelayTally tally) {
-        if (stream.isEmpty(sku)) {
-            return true;
-        }
-        int count = settings.relayBatchSize();
-        boolean readNew = writeBehind || everything;
-        boolean whole = true;
-        RuntimeException[] cartFailed = new RuntimeException[1];
-        int decided;
-        do {
-            // What this relay holds already (a round that failed before settling), topped up with new entries.
-            List<PendingOrder> batch = new ArrayList<>(stream.readHeld(sku, consumer(), count));
-            if (readNew && batch.size() < count) {
-                batch.addAll(stream.readNew(sku, consumer(), count - batch.size()));
-            }
-            decided = persist(sku, batch, tally, cartFailed);
-            whole &= decided == batch.size();
-        } while (decided == count && readNew);
-        long minIdle = everything ? 0 : settings.claimAfter().toMillis();
-        do { // a full, decided batch: there may be more
-            List<PendingOrder> claimed = stream.claimIdle(sku, consumer(), minIdle, count);
-            decided = persist(sku, claimed, tally, cartFailed);
-            whole &= decided == claimed.size();
-        } while (decided == count);
-        if (cartFailed[0] != null) {
-            throw cartFailed[0];
-        }
-        return whole;
-    }
-
-    /**
-     * Persists entries this relay took; returns how many were decided (a full, decided batch: read on). Lines of carts
-     * are never persisted alone: {@link Carts#resolve} persists the whole cart, gives the line back, or leaves it while
-     * its cart is undecided. A cart that fails (its record's shard failing) is left undecided, its failure kept in
-     * {@code cartFailed} (the first of the item's round), and holds up neither the item's single orders nor its other
-     * carts.
-     */
-    private int persist(String sku, List<PendingOrder> taken, RelayTally tally, RuntimeException[] cartFailed) {
-        if (taken.isEmpty()) {
-            return 0;
-        }
-        int decided = 0;
-        List<PendingOrder> entries = new ArrayList<>(taken.size());
-        for (PendingOrder entry : taken) {
-            if (entry.cart() == null) {
-                entries.add(entry);
-                continue;
-            }
-            try {
-                if (carts.resolve(entry)) {
-                    decided++;
-                    continue;
-                }
-            } catch (RuntimeException e) {
-                cartFailed[0] = cartFailed[0] == null ? e : cartFailed[0];
-            }
-            tally.unsettled(entry);
-        }
-        if (entries.isEmpty()) {
-            return decided;
-        }
-        PendingOrderWriter.Persisted result = writer.persist(sku, entries);
-        Map<String, Outcome> outcomes = result.outcomes();
-        settler.settle(sku, entries, result);
-        for (PendingOrder entry : entries) {
-            if (!outcomes.containsKey(entry.orderId())) {
-                tally.unsettled(entry);
-            }
-        }
-        return decided + outcomes.size();
-    }
-
-    private String consumer() {
-        return pod.relay();
     }
 
     private static void sleepQuietly(long millis) {
