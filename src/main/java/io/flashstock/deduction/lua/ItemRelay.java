@@ -6,7 +6,7 @@ import java.util.Map;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.deduction.lua.PendingOrderWriter.Outcome;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 
 /**
  * One item's share of a relay round ({@link OrderRelay}): which of the item's pending-stream entries this pod's relay
@@ -19,8 +19,11 @@ import jakarta.enterprise.context.ApplicationScoped;
  * <p>Lines of carts are never persisted alone: {@link Carts#resolve} persists the whole cart, gives the line back, or
  * leaves it while its cart is undecided. Single orders go to MySQL through {@link PendingOrderWriter}, which skips
  * those already there, and {@link RelaySettler} removes an entry only after its order committed.
+ *
+ * <p>A {@code @Singleton}, created with the relay that injects it, and so its {@link RelaySettler}, whose counters are
+ * then served from the strategy's start, not from the first item relayed.
  */
-@ApplicationScoped
+@Singleton
 class ItemRelay {
 
     private final PendingStream stream;

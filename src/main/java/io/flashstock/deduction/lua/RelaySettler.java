@@ -11,12 +11,12 @@ import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 /**
- * The end of a relay's batch ({@link OrderRelay}): once MySQL decided its orders, the entries of those it has leave the
+ * The end of a relay's batch ({@link ItemRelay}): once MySQL decided its orders, the entries of those it has leave the
  * item's stream, and those it refused are taken back in Redis (their units, or their Idempotency-Key's owner). Until
  * then a crash leaves the entries, and the next round finds them in MySQL.
  *
- * <p>Metrics: {@code flashstock.relay.persisted} and {@code flashstock.relay.rejected}. A {@code @Singleton}, so it is
- * created (and its counters registered) with the relay that injects it.
+ * <p>Metrics: {@code flashstock.relay.persisted} and {@code flashstock.relay.rejected}. A {@code @Singleton}, as is
+ * {@link ItemRelay}, which injects it: it is created (and its counters registered) with the relay.
  */
 @Singleton
 public class RelaySettler {
