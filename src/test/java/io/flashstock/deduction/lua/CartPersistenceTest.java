@@ -298,10 +298,7 @@ class CartPersistenceTest {
         String sku = newSku("cart-failing");
         createItem(sku, 5, 0);
         String user = "failing-" + UUID.randomUUID().toString().substring(0, 8);
-        crashes.holdAt(Checkpoints.Step.CART_FIRST_LINE);
-        CompletableFuture<Integer> cart = CompletableFuture.supplyAsync(() -> given().contentType(ContentType.JSON)
-                .body("{\"userId\":\"" + user + "\",\"lines\":[{\"sku\":\"" + sku + "\",\"quantity\":1}]}")
-                .post("/purchases").statusCode());
+        CompletableFuture<Integer> cart = cartHeldAtItsFirstLine(sku, user);
         String record = null;
         Map<String, String> fields = null;
         try {
@@ -319,19 +316,94 @@ class CartPersistenceTest {
                     () -> Db.count("SELECT COUNT(*) FROM purchase_order WHERE id = ?", single) == 1, 10_000),
                     "the single order persisted by the relay while the cart's record fails");
         } finally {
-            if (record != null) {
-                redis.key().del(record);
-                redis.hash(String.class).hset(record, fields);
-                redis.key().expire(record, 600);
-            }
+            restoreRecord(record, fields);
             crashes.release();
         }
-        int answer = cart.get(30, TimeUnit.SECONDS);
-        int held = answer == 201 ? 2 : 1; // the cart went on once its record was back, or was given up
+        assertHeldAsAnswered(sku, cart.get(30, TimeUnit.SECONDS));
+    }
+
+    /**
+     * Another pod's idle entries, claimed by this pod's relay, among them the line of a cart whose record fails (its
+     * user's shard failing) ahead of a single order: the single order is settled in the same claim, the cart's line
+     * waits for its record. The entries are made another pod's by moving them from this relay (which held them after
+     * its MySQL commit, crashed before settling) to a consumer that never comes back. Before, the cart's failure ended
+     * the claim before the single order, which then waited for that user's shard too.
+     */
+    @Test
+    void anotherPodsIdleCartWhoseRecordFailsHoldsUpNoOtherClaimedOrder() throws Exception {
+        String sku = newSku("cart-claimed");
+        createItem(sku, 5, 0);
+        String user = "claimed-" + UUID.randomUUID().toString().substring(0, 8);
+        String stream = RedisKeys.orders(sku);
+        CompletableFuture<Integer> cart = cartHeldAtItsFirstLine(sku, user);
+        String record = null;
+        Map<String, String> fields = null;
+        try {
+            assertTrue(crashes.awaitHeld(10_000), "the cart's first line reserved");
+            record = InProcess.redisKeys(RedisKeys.cart(user, "*")).get(0);
+            fields = redis.hash(String.class).hgetall(record);
+            crashes.crashAt(Checkpoints.Step.RELAY_COMMITTED);
+            String single = io.flashstock.testsupport.Shop.buy(sku, "single-" + user, 1);
+            assertTrue(io.flashstock.testsupport.Pause.until(
+                    () -> Db.count("SELECT COUNT(*) FROM purchase_order WHERE id = ?", single) == 1, 10_000),
+                    "the single order committed, its entry not settled");
+            List<String> held = heldEntries(stream);
+            assertEquals(2, held.size(), "the cart's line and the single order, held by this pod's relay");
+
+            // Another pod's now, idle from here on: this relay claims them after claim-after (2 s).
+            redis.execute("XCLAIM", stream, PendingStream.GROUP, "gone-pod", "0", held.get(0), held.get(1), "JUSTID");
+            crashes.none();
+            redis.key().del(record); // the record's key holds a string: every script on it fails
+            redis.value(String.class).set(record, "not a hash");
+
+            assertTrue(io.flashstock.testsupport.Pause.until(() -> heldEntries(stream).equals(held.subList(0, 1)),
+                    15_000), "the single order settled in the claim, the cart's line left: " + heldEntries(stream));
+            assertEquals(1, redis.stream(String.class).xlen(stream), "only the cart's line in the stream");
+        } finally {
+            crashes.none();
+            restoreRecord(record, fields);
+            crashes.release();
+        }
+        assertHeldAsAnswered(sku, cart.get(30, TimeUnit.SECONDS));
+    }
+
+    /** A one-line cart of {@code sku} by {@code user}, sent now and held once its line holds its unit in Redis. */
+    private CompletableFuture<Integer> cartHeldAtItsFirstLine(String sku, String user) {
+        crashes.holdAt(Checkpoints.Step.CART_FIRST_LINE);
+        return CompletableFuture.supplyAsync(() -> given().contentType(ContentType.JSON)
+                .body("{\"userId\":\"" + user + "\",\"lines\":[{\"sku\":\"" + sku + "\",\"quantity\":1}]}")
+                .post("/purchases").statusCode());
+    }
+
+    /** The cart's record as it was before the test broke it (null: never read). */
+    private void restoreRecord(String record, Map<String, String> fields) {
+        if (record != null) {
+            redis.key().del(record);
+            redis.hash(String.class).hset(record, fields);
+            redis.key().expire(record, 600);
+        }
+    }
+
+    /**
+     * The item of a 5-unit test with one single order beside a held cart: 2 units held in MySQL and Redis if the cart
+     * answered 201 (it went on once its record was back), else 1 (it was given up).
+     */
+    private void assertHeldAsAnswered(String sku, int answer) {
+        int held = answer == 201 ? 2 : 1;
         assertTrue(io.flashstock.testsupport.Pause.until(() -> Db.count(
                 "SELECT COUNT(*) FROM item WHERE sku = ? AND available = ? AND reserved = ?", sku, 5 - held, held) == 1
                 && String.valueOf(5 - held).equals(redis.hash(String.class).hget(RedisKeys.stock(sku), "available")),
                 15_000), "cart answered " + answer + ": " + held + " unit(s) held in MySQL and Redis");
+    }
+
+    /** The ids of the stream's entries held unsettled by any consumer of the relays' group, oldest first. */
+    private List<String> heldEntries(String stream) {
+        var pending = redis.execute("XPENDING", stream, PendingStream.GROUP, "-", "+", "100");
+        List<String> ids = new java.util.ArrayList<>();
+        for (var entry : pending) {
+            ids.add(entry.get(0).toString());
+        }
+        return ids;
     }
 
     /**
