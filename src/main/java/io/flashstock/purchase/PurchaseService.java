@@ -100,8 +100,7 @@ public class PurchaseService {
         String fingerprint = idempotencyKey == null ? null : fingerprint(userId, quantity);
         PurchaseCommand command = new PurchaseCommand(sku, userId, quantity, idempotencyKey, fingerprint);
         long start = System.nanoTime();
-        return rateLimiter.admitAsync(userId, clientAddress, quantity)
-                .chain(() -> strategy.purchaseAsync(command))
+        return rateLimiter.admitted(userId, clientAddress, quantity, () -> strategy.purchaseAsync(command))
                 .onItemOrFailure().invoke((result, failure) -> {
                     String outcome = failure == null ? (result.replayed() ? "replayed" : "reserved")
                             : failure instanceof FlashstockException e ? e.code().code() : "error";

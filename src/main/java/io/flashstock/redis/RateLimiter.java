@@ -2,6 +2,7 @@ package io.flashstock.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 
 import io.flashstock.config.FlashstockConfig;
 import io.flashstock.error.FlashstockException;
@@ -43,6 +44,8 @@ public class RateLimiter {
     private final Limit perAddress;
     private final Counter unchecked;
     private final boolean refuseUnchecked;
+    /** Both limits off: nothing is ever asked of Redis. */
+    private final boolean off;
 
     RateLimiter(ReactiveRedisDataSource redis, @ConfigProperty(name = "quarkus.redis.timeout") Duration timeout,
             FlashstockConfig config, MeterRegistry registry) {
@@ -55,6 +58,7 @@ public class RateLimiter {
         this.unchecked = Counter.builder("flashstock.rate.unchecked")
                 .description("Purchases let through unchecked because Redis could not be asked").register(registry);
         this.refuseUnchecked = settings.onRedisError() == FlashstockConfig.OnRedisError.REFUSE;
+        this.off = !perUser.on() && !perAddress.on();
     }
 
     private static Limit limit(String kind, String who, double perSecond, int burst, MeterRegistry registry) {
@@ -71,6 +75,17 @@ public class RateLimiter {
      */
     public void admit(String userId, String clientAddress, int units) {
         admitAsync(userId, clientAddress, units).await().indefinitely();
+    }
+
+    /**
+     * {@link #admitAsync} and then {@code next}, subscribed once admitted; with both limits off, {@code next} itself,
+     * with no operator around it (each Mutiny operator's callback costs a context capture and restore per purchase).
+     */
+    public <T> Uni<T> admitted(String userId, String clientAddress, int units, Supplier<Uni<T>> next) {
+        if (off) {
+            return next.get();
+        }
+        return admitAsync(userId, clientAddress, units).chain(() -> next.get());
     }
 
     /**

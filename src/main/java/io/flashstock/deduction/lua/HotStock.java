@@ -2,6 +2,7 @@ package io.flashstock.deduction.lua;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import io.flashstock.config.FlashstockConfig;
@@ -13,7 +14,6 @@ import io.flashstock.redis.RedisKeys;
 import io.flashstock.support.Causes;
 import io.flashstock.support.Workers;
 import io.quarkus.redis.datasource.RedisDataSource;
-import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -123,37 +123,59 @@ public class HotStock {
 
     /**
      * {@link #purchase(PurchaseCommand, String, Instant, Instant)} without blocking, for a purchase on the event loop:
-     * the script's answer as it comes. What needs a blocking call continues on a worker thread: an item to warm from
+     * {@code answer} is told the decision, or the failure, once, on the purchase's event loop as the script's reply
+     * comes. What needs a blocking call continues on a worker thread and is told from there: an item to warm from
      * MySQL first, and a call that failed or timed out (voided as in the blocking path, {@link #abandoned}).
+     * {@code answer} must not throw.
+     *
+     * @return what cancels the purchase while it waits to be sent ({@link PurchaseCombiner#decide})
      */
-    public Uni<Decision> purchaseAsync(PurchaseCommand command, String orderId, Instant createdAt,
-            Instant expiresAt) {
+    public Runnable purchaseAsync(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt,
+            BiConsumer<Decision, Throwable> answer) {
         String generation = warmer.generation();
         if (generation == null) {
-            return Uni.createFrom().failure(coldAnswer());
+            answer.accept(null, coldAnswer());
+            return () -> {
+            };
         }
         return combiner.decide(command.sku(), purchaseKeys(command, orderId),
-                purchaseArgs(command, orderId, createdAt, expiresAt, null, generation))
-                .onItemOrFailure().transformToUni((reply, failure) -> {
+                purchaseArgs(command, orderId, createdAt, expiresAt, null, generation), (reply, failure) -> {
                     if (failure instanceof PurchaseCombiner.NotSent) { // it never reached Redis
-                        return Uni.createFrom().failure(new UnavailableException(
+                        answer.accept(null, new UnavailableException(
                                 "The hot stock did not answer in time; nothing was changed, try again.", failure));
-                    }
-                    if (failure != null) { // the script may have run: voided, and its item made active unless known
-                        return Workers.call(() -> touching(command.sku(), () -> {
+                    } else if (failure != null) { // the script may have run: voided, its item made active unless known
+                        onWorker(() -> touching(command.sku(), () -> {
                             throw abandoned(command, orderId, Causes.unchecked(failure));
-                        }));
+                        }), answer);
+                    } else {
+                        decided(command, orderId, createdAt, expiresAt, reply, answer);
                     }
-                    Decision decision = parse(reply, orderId, createdAt);
-                    if (decision.needsWarming()) {
-                        return Workers.call(() -> touching(command.sku(),
-                                () -> warmedIfNeeded(command, orderId, createdAt, expiresAt, null, decision)));
-                    }
-                    if (decision.tookUnits()) {
-                        items.touch(command.sku());
-                    }
-                    return Uni.createFrom().item(decision);
                 });
+    }
+
+    /** The script's reply to a purchase on the event loop, told to {@code answer}: see {@link #purchaseAsync}. */
+    private void decided(PurchaseCommand command, String orderId, Instant createdAt, Instant expiresAt,
+            ScriptAnswer reply, BiConsumer<Decision, Throwable> answer) {
+        Decision decision;
+        try {
+            decision = parse(reply, orderId, createdAt);
+            if (decision.tookUnits()) {
+                items.touch(command.sku());
+            }
+        } catch (RuntimeException e) {
+            answer.accept(null, e);
+            return;
+        }
+        if (decision.needsWarming()) {
+            onWorker(() -> touching(command.sku(),
+                    () -> warmedIfNeeded(command, orderId, createdAt, expiresAt, null, decision)), answer);
+        } else {
+            answer.accept(decision, null);
+        }
+    }
+
+    private static <T> void onWorker(Supplier<T> work, BiConsumer<T, Throwable> answer) {
+        Workers.call(work).subscribe().with(item -> answer.accept(item, null), failure -> answer.accept(null, failure));
     }
 
     /** The decision, or (the item missing or stale) the item warmed and asked again; twice, for a changing generation. */

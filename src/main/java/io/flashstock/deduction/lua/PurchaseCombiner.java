@@ -8,18 +8,19 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 
 import io.flashstock.config.FlashstockConfig;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
 
 /**
  * Combines the purchases of one item that wait at the same moment into one script call ({@code lua/purchase_batch.lua},
@@ -36,6 +37,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 class PurchaseCombiner {
+
+    private static final Logger LOG = Logger.getLogger(PurchaseCombiner.class);
 
     /**
      * Most purchases one call takes, whatever {@code flashstock.lua.batch-max} says: purchase_batch.lua hands its
@@ -71,17 +74,29 @@ class PurchaseCombiner {
 
     /**
      * Decides one purchase: {@code keys} and {@code args} are purchase.lua's for it (a single purchase, not a cart's
-     * line). The answer is purchase.lua's reply for it (in a combined call, its part of purchase_batch.lua's), or
-     * the failure of the call it went in: Redis's error, or a {@link TimeoutException}; or {@link NotSent} when its
-     * time ran out before a call could take it.
+     * line). {@code answer} is told once: purchase.lua's reply for it (in a combined call, its part of
+     * purchase_batch.lua's), or the failure of the call it went in: Redis's error, or a {@link TimeoutException}; or
+     * {@link NotSent} when its time ran out before a call could take it. It is told on the purchase's own Vert.x
+     * context when it has one, and must not throw. A callback, not a {@link Uni}: a purchase on the event loop then
+     * pays for one Mutiny operator in all ({@code RedisLuaStrategy#purchaseAsync}), not one per layer.
+     *
+     * @return what cancels the purchase while it is queued: it is then not sent, and {@code answer} may never be told
      */
+    Runnable decide(String sku, List<String> keys, List<String> args, BiConsumer<ScriptAnswer, Throwable> answer) {
+        Waiting purchase = new Waiting(keys, args, System.nanoTime() + timeoutNanos, Vertx.currentContext(), answer);
+        submit(sku, purchase);
+        return purchase::cancel;
+    }
+
+    /** {@link #decide(String, List, List, BiConsumer)} as a {@link Uni}; cancelling it cancels the purchase. */
     Uni<ScriptAnswer> decide(String sku, List<String> keys, List<String> args) {
-        return Uni.createFrom().emitter(emitter -> {
-            Waiting purchase = new Waiting(keys, args, System.nanoTime() + timeoutNanos, Vertx.currentContext(),
-                    emitter);
-            emitter.onTermination(() -> purchase.over = true); // before it is sent, only a cancellation ends it
-            submit(sku, purchase);
-        });
+        return Uni.createFrom().emitter(emitter -> emitter.onTermination(decide(sku, keys, args, (reply, failure) -> {
+            if (failure == null) {
+                emitter.complete(reply);
+            } else {
+                emitter.fail(failure);
+            }
+        })));
     }
 
     /** The purchase never went to Redis: its time ran out while it waited for its item's call. Nothing changed. */
@@ -231,32 +246,46 @@ class PurchaseCombiner {
         final List<String> args;
         final long deadline;
         final Context context;
-        final UniEmitter<? super ScriptAnswer> emitter;
+        final BiConsumer<ScriptAnswer, Throwable> answer;
         /** Answered, or cancelled by its caller while queued: not to be sent. */
         volatile boolean over;
 
         Waiting(List<String> keys, List<String> args, long deadline, Context context,
-                UniEmitter<? super ScriptAnswer> emitter) {
+                BiConsumer<ScriptAnswer, Throwable> answer) {
             this.keys = keys;
             this.args = args;
             this.deadline = deadline;
             this.context = context;
-            this.emitter = emitter;
+            this.answer = answer;
+        }
+
+        void cancel() {
+            over = true;
         }
 
         void complete(ScriptAnswer reply) {
-            deliver(() -> emitter.complete(reply));
+            deliver(reply, null);
         }
 
         void fail(Throwable failure) {
-            deliver(() -> emitter.fail(failure));
+            deliver(null, failure);
         }
 
-        private void deliver(Runnable answer) {
+        private void deliver(ScriptAnswer reply, Throwable failure) {
+            over = true;
             if (context == null || context == Vertx.currentContext()) {
-                answer.run();
+                tell(reply, failure);
             } else {
-                context.runOnContext(ignored -> answer.run());
+                context.runOnContext(ignored -> tell(reply, failure));
+            }
+        }
+
+        /** The answer's callback must not throw; if it does, the other purchases of its batch are still answered. */
+        private void tell(ScriptAnswer reply, Throwable failure) {
+            try {
+                answer.accept(reply, failure);
+            } catch (RuntimeException e) {
+                LOG.error("A purchase's answer could not be handed on", e);
             }
         }
     }

@@ -21,6 +21,7 @@ import io.flashstock.order.OrderStatus;
 import io.flashstock.order.OrderView;
 import io.flashstock.order.PurchaseOrder;
 import io.flashstock.redis.StrategyLease;
+import io.flashstock.support.Forward;
 import io.flashstock.support.Timestamps;
 import io.flashstock.support.Workers;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -130,23 +131,37 @@ public class RedisLuaStrategy implements DeductionStrategy {
      * The purchase without a worker thread where nothing blocks: the script runs on the reactive client, a
      * write-behind 201 or any refusal is answered on the event loop, and a write-through order waits for its item's
      * MySQL batch without holding a thread. A replay (MySQL), an item to warm, a failed call and a write-through
-     * order that was not stored continue on a worker, as {@link #purchase} would.
+     * order that was not stored continue on a worker, as {@link #purchase} would. One emitter, not a chain of operators
+     * ({@link HotStock#purchaseAsync} and the combiner answer callbacks): Mutiny decorates each operator's callback
+     * with a capture and a restore of the request's context, per purchase.
      */
     @Override
     @WithSpan("redis-lua purchase")
     public Uni<PurchaseOutcome> purchaseAsync(PurchaseCommand command) {
-        Instant now = Timestamps.now();
-        return hotStock.purchaseAsync(command, OrderIds.next(command.sku()), now, now.plus(reservationTtl))
-                .flatMap(decision -> {
-                    if (decision.reply() == PurchaseReply.REPLAY) { // reads MySQL
-                        return Workers.call(() -> decided(command, decision, now));
-                    }
-                    if (decision.tookUnits() && writeThrough) {
-                        observed(command, decision);
-                        return writeThroughOrders.store(command, pendingOrder(command, decision, now));
-                    }
-                    return Uni.createFrom().item(() -> decided(command, decision, now));
-                });
+        return Uni.createFrom().emitter(emitter -> {
+            Instant now = Timestamps.now();
+            emitter.onTermination(hotStock.purchaseAsync(command, OrderIds.next(command.sku()), now,
+                    now.plus(reservationTtl), (decision, failure) -> {
+                        if (failure != null) {
+                            emitter.fail(failure);
+                            return;
+                        }
+                        try {
+                            if (decision.reply() == PurchaseReply.REPLAY) { // reads MySQL
+                                Workers.call(() -> decided(command, decision, now)).subscribe()
+                                        .withSubscriber(Forward.to(emitter));
+                            } else if (decision.tookUnits() && writeThrough) {
+                                observed(command, decision);
+                                writeThroughOrders.store(command, pendingOrder(command, decision, now)).subscribe()
+                                        .withSubscriber(Forward.to(emitter));
+                            } else {
+                                emitter.complete(decided(command, decision, now));
+                            }
+                        } catch (RuntimeException e) { // a refusal, mostly
+                            emitter.fail(e);
+                        }
+                    }));
+        });
     }
 
     /** The answer to the script's decision for {@code command}, made at {@code now}; blocks in write-through. */
