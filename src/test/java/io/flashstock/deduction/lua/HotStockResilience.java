@@ -657,6 +657,41 @@ abstract class HotStockResilience {
     }
 
     /**
+     * A purchase whose answer's handler throws (a bug downstream) keeps no other purchase of its combined call from
+     * its answer: the call's answers are handed on one by one, each on its own.
+     */
+    @Test
+    void aHandlerThatThrowsKeepsNoOtherPurchaseOfItsCallFromItsAnswer() throws Exception {
+        String sku = newSku("throws");
+        createItem(sku, 10, 0);
+        hotStock.prepare(sku);
+        List<Map.Entry<List<String>, List<String>>> calls = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            calls.add(call(sku, new Buy("t-" + i, 1, null, null, false)));
+        }
+        CompletableFuture<ScriptAnswer> first;
+        CompletableFuture<ScriptAnswer> last;
+        CompletableFuture<Void> thrown = new CompletableFuture<>();
+        OwnRedisResource.server().pause();
+        try {
+            first = combiner.decide(sku, calls.get(0).getKey(), calls.get(0).getValue()).subscribeAsCompletionStage();
+            // the next two wait behind the first's call, and go together in one call
+            combiner.decide(sku, calls.get(1).getKey(), calls.get(1).getValue(), (reply, failure) -> {
+                thrown.complete(null);
+                throw new IllegalStateException("a bug in the handler of this purchase's answer");
+            });
+            last = combiner.decide(sku, calls.get(2).getKey(), calls.get(2).getValue()).subscribeAsCompletionStage();
+            Thread.sleep(100);
+        } finally {
+            OwnRedisResource.server().resume();
+        }
+        assertEquals("OK", first.get(5, TimeUnit.SECONDS).text(0));
+        thrown.get(5, TimeUnit.SECONDS);
+        assertEquals("OK", last.get(5, TimeUnit.SECONDS).text(0), "answered after the handler before it threw");
+        assertEquals("7", redis.hash(String.class).hget(RedisKeys.stock(sku), "available"));
+    }
+
+    /**
      * What a purchase leaves in Redis besides the counters and its stream entry (which a relay may have taken): each
      * user's units, the number of held orders, and whether the key k-1 is marked as answered to a repeat (write-behind).
      */
